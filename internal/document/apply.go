@@ -1,0 +1,248 @@
+package document
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// deleteRange returns the bytes a delete removes: the item's lines and the
+// blank separator after it; for the last item of a container that follows
+// a sibling, the separator before it instead.
+func (d *Document) deleteRange(it *Item) (int, int) {
+	prev, next := d.At(it.Index-1), d.At(it.Index+1)
+	gapEnd := len(d.src)
+	if next != nil {
+		gapEnd = next.Start
+	}
+	after := d.skipBlankLines(it.End, gapEnd)
+	if (next != nil && sameParent(it, next)) || prev == nil || !sameParent(prev, it) {
+		return it.Start, after
+	}
+	return d.blankStart(prev.End, it.Start), it.End
+}
+
+// parent returns the ID of the container a deletion unit sits in: the list
+// for a list item, else the innermost container (0 at top level).
+func parent(it *Item) int {
+	n := len(it.Containers)
+	if it.Kind == ListItem && n >= 2 {
+		return it.Containers[n-2].ID
+	}
+	if n == 0 {
+		return 0
+	}
+	return it.Containers[n-1].ID
+}
+
+func sameParent(a, b *Item) bool {
+	pa := parent(a)
+	return pa == 0 || b.inContainer(pa)
+}
+
+// skipBlankLines returns the start of the first line after end (end is at
+// the end of a line) that is not blank, or limit. Lines holding only
+// whitespace and quote markers count as blank.
+func (d *Document) skipBlankLines(end, limit int) int {
+	i := end
+	for i < limit {
+		j := i
+		for j < limit && d.src[j] != '\n' {
+			j++
+		}
+		if !blankish(d.src[i:j]) && i != end {
+			return i
+		}
+		if j >= limit {
+			return limit
+		}
+		i = j + 1
+	}
+	return limit
+}
+
+// blankStart returns where the blank lines before start begin: the end of
+// the last non-blank line at or after floor.
+func (d *Document) blankStart(floor, start int) int {
+	i := start
+	for i > floor {
+		j := i - 1 // the '\n' ending the previous line
+		k := j
+		for k > floor && d.src[k-1] != '\n' {
+			k--
+		}
+		if !blankish(d.src[k:j]) {
+			return j
+		}
+		i = k
+	}
+	return floor
+}
+
+// blankAfter reports whether the line after the one ending at end is blank
+// (or absent).
+func (d *Document) blankAfter(end int) bool {
+	i := end
+	for i < len(d.src) && d.src[i] != '\n' {
+		i++
+	}
+	if i >= len(d.src) {
+		return true
+	}
+	j := i + 1
+	for j < len(d.src) && d.src[j] != '\n' {
+		j++
+	}
+	return blankish(d.src[i+1 : j])
+}
+
+// blankBefore reports whether the line before the one starting at start is
+// blank (or absent).
+func (d *Document) blankBefore(start int) bool {
+	if start == 0 {
+		return true
+	}
+	k := start - 1
+	for k > 0 && d.src[k-1] != '\n' {
+		k--
+	}
+	return blankish(d.src[k : start-1])
+}
+
+func blankish(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '>' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// apply validates a plan by re-parsing the window around it and commits it.
+func (d *Document) apply(p plan) (EditResult, error) {
+	k0, k1 := d.window(p)
+	winStart, winEnd := 0, len(d.src) // an empty document is one window
+	if k1 >= k0 {
+		winStart = min(d.tops[k0].Start, p.sp.Start)
+		winEnd = max(d.tops[k1].End, p.sp.Start+len(p.sp.Old))
+	}
+	delta := len(p.sp.New) - len(p.sp.Old)
+	newSrc := make([]byte, 0, len(d.src)+delta)
+	newSrc = append(newSrc, d.src[:p.sp.Start]...)
+	newSrc = append(newSrc, p.sp.New...)
+	newSrc = append(newSrc, d.src[p.sp.Start+len(p.sp.Old):]...)
+	reg := d.parser.ParseRegion(newSrc, winStart, winEnd+delta)
+	i0, i1 := d.itemsInTops(k0, k1)
+	v := validator{d: d, p: p, delta: delta, reg: reg, i0: i0, i1: i1, k0: k0}
+	if err := v.run(); err != nil {
+		return EditResult{}, err
+	}
+	res := EditResult{Op: p.op, Target: p.target.Pointer(), Splice: p.sp}
+	switch p.op {
+	case OpReplace, OpDelete:
+		res.MarkdownBefore = d.Markdown(p.target)
+	}
+	d.commit(newSrc, &v, k0, k1)
+	if n := v.newItem; n != nil {
+		res.Pointer = n.Pointer()
+		res.MarkdownAfter = d.Markdown(n)
+	} else {
+		res.Pointer = p.target.Pointer()
+	}
+	if !p.noJournal {
+		d.record(p, res)
+	}
+	return res, nil
+}
+
+// window returns the range of top-level blocks to re-parse: every block the
+// splice touches, the target's block, and one neighbour on each side.
+func (d *Document) window(p plan) (int, int) {
+	n := len(d.tops)
+	if n == 0 {
+		return 0, -1
+	}
+	lo, hi := p.sp.Start, p.sp.Start+len(p.sp.Old)
+	a := sort.Search(n, func(i int) bool { return d.tops[i].End >= lo })
+	b := sort.Search(n, func(i int) bool { return d.tops[i].Start > hi }) - 1
+	top := min(max(p.top, 0), n-1)
+	return max(0, min(a, top)-1), min(n-1, max(b, top)+1)
+}
+
+// itemsInTops returns the item index range whose Top lies in [k0, k1].
+func (d *Document) itemsInTops(k0, k1 int) (int, int) {
+	i0 := 0
+	for i0 < len(d.items) && d.items[i0].Top < k0 {
+		i0++
+	}
+	i1 := i0
+	for i1 < len(d.items) && d.items[i1].Top <= k1 {
+		i1++
+	}
+	return i0, i1
+}
+
+// commit swaps the validated window into the document.
+func (d *Document) commit(newSrc []byte, v *validator, k0, k1 int) {
+	repl := v.result()
+	dTop := len(v.reg.Tops) - (k1 - k0 + 1)
+	tail := d.items[v.i1:]
+	for _, it := range tail {
+		it.Start += v.delta
+		it.End += v.delta
+		it.Top += dTop
+	}
+	items := make([]*Item, 0, len(d.items)+len(repl)-(v.i1-v.i0))
+	items = append(items, d.items[:v.i0]...)
+	items = append(items, repl...)
+	items = append(items, tail...)
+	for i := v.i0; i < len(items); i++ {
+		items[i].Index = i
+	}
+	tops := make([]Span, 0, len(d.tops)+dTop)
+	tops = append(tops, d.tops[:k0]...)
+	tops = append(tops, v.reg.Tops...)
+	for _, t := range d.tops[k1+1:] {
+		tops = append(tops, Span{t.Start + v.delta, t.End + v.delta})
+	}
+	if v.p.remove >= 0 {
+		delete(d.byID, v.p.target.ID)
+	}
+	for _, it := range repl {
+		d.byID[it.ID] = it
+	}
+	d.src, d.items, d.tops = newSrc, items, tops
+	from, _ := d.sectionBounds(v.i0)
+	_, to := d.sectionBounds(max(v.i0, v.i0+len(repl)-1))
+	d.relabel(from, to)
+	d.version++
+}
+
+func (d *Document) now() time.Time {
+	if d.clock != nil {
+		return d.clock()
+	}
+	return time.Now()
+}
+
+// SetClock injects the clock used for journal times (tests).
+func (d *Document) SetClock(now func() time.Time) { d.clock = now }
+
+func (d *Document) replaceFrontMatter(it *Item, markdown string) (EditResult, error) {
+	lines := splitText(markdown)
+	le := d.lineEnding(it.End)
+	text := ""
+	for i, l := range lines {
+		if i > 0 {
+			text += le
+		}
+		text += l
+	}
+	if n := len(lines); n < 2 || lines[0] != lines[n-1] || (lines[0] != "---" && lines[0] != "+++") {
+		return EditResult{}, fmt.Errorf("%w: front matter must start and end with a --- (YAML) or +++ (TOML) line", ErrStructure)
+	}
+	p := plan{op: OpReplace, target: it, remove: it.Index, insert: it.Index, top: it.Top, reuseID: it.ID,
+		sp: Splice{Start: it.Start, Old: d.Markdown(it), New: text}, kind: sameKindRule(it)}
+	p.newStart, p.newEnd = it.Start, it.Start+len(text)
+	return d.apply(p)
+}

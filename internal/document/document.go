@@ -1,0 +1,185 @@
+// Package document is aite's model of a book: an ordered list of
+// addressable items (one per Markdown block), their semantic pointers, the
+// reading operations (Resolve, Read, Outline, Range) and the domain edit
+// operations (ReplaceText, InsertBefore, InsertAfter, Delete) with their
+// validation and edit journal. It does no I/O: the markdown package parses
+// bytes into a Document and provides the Parser that edits use to re-parse
+// the neighbourhood of a change.
+//
+// Edits splice bytes: only the edited item's bytes (and the separator that
+// belongs to it) change; every other byte of the source stays identical. An
+// edit is accepted only if the spliced source re-parses to exactly the
+// expected items, so no edit can silently merge blocks, create a heading or
+// move an item into another container.
+//
+// A Document is not safe for concurrent use; callers serialise access.
+package document
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/pointer"
+)
+
+// Region is what a Parser returns for a part of a source: its items (in
+// order, with Kind, Level, Start, End, Text, Containers, QuoteDepth, Shape and
+// a region-local Top index) and the spans of its top-level blocks. Container
+// IDs are unique within the region and greater than zero.
+type Region struct {
+	Items []*Item
+	Tops  []Span
+	// Src is the source the region was parsed from.
+	Src []byte
+}
+
+// Parser parses a region of a source. The region [start, end) always starts
+// at the beginning of a top-level block (or of the source) and ends at the
+// end of one; offsets in the result are absolute.
+type Parser interface {
+	ParseRegion(src []byte, start, end int) Region
+}
+
+// Document is a parsed book.
+type Document struct {
+	src      []byte
+	items    []*Item
+	byID     map[int]*Item
+	tops     []Span
+	nextID   int
+	nextCont int
+	parser   Parser
+	journal  []JournalEntry
+	labels   map[string]*Item
+	version  int
+	clock    func() time.Time
+}
+
+// New builds a document from a source and its full-source region. IDs are
+// assigned 1..N in document order and labels computed.
+func New(src []byte, r Region, p Parser) *Document {
+	d := &Document{src: src, tops: r.Tops, parser: p, nextID: 1, nextCont: 1}
+	d.items = r.Items
+	d.byID = make(map[int]*Item, len(r.Items))
+	for i, it := range d.items {
+		it.Index = i
+		it.ID = d.nextID
+		d.nextID++
+		d.byID[it.ID] = it
+		for _, c := range it.Containers {
+			d.nextCont = max(d.nextCont, c.ID+1)
+		}
+	}
+	d.relabel(0, len(d.items))
+	return d
+}
+
+// Source returns the current source bytes. The slice must not be modified.
+func (d *Document) Source() []byte { return d.src }
+
+// Version counts applied edits; it changes whenever the source changes.
+func (d *Document) Version() int { return d.version }
+
+// Len returns the number of items.
+func (d *Document) Len() int { return len(d.items) }
+
+// Items returns the items in document order. The slice and the items are
+// owned by the document and must not be modified.
+func (d *Document) Items() []*Item { return d.items }
+
+// At returns the item at an index, or nil.
+func (d *Document) At(i int) *Item {
+	if i < 0 || i >= len(d.items) {
+		return nil
+	}
+	return d.items[i]
+}
+
+// ByID returns the item with an ID, or nil.
+func (d *Document) ByID(id int) *Item { return d.byID[id] }
+
+// Markdown returns the item's exact source bytes as a string.
+func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.End]) }
+
+// MarkdownBytes returns the item's source bytes without copying; the slice
+// must not be modified and is invalid after the next edit.
+func (d *Document) MarkdownBytes(it *Item) []byte { return d.src[it.Start:it.End] }
+
+// Tops returns the spans of the top-level blocks.
+func (d *Document) Tops() []Span { return d.tops }
+
+// relabel recomputes labels for items[from:to], where from is at a heading
+// or the document start and to is at a heading or the end.
+func (d *Document) relabel(from, to int) {
+	head, p := "", 0
+	if from > 0 {
+		head, p = d.sectionBefore(from)
+	}
+	lab := pointer.NewLabelerAt(head, p)
+	for _, it := range d.items[from:to] {
+		if it.Kind == Heading {
+			it.Label = lab.Heading(it.Level)
+		} else {
+			it.Label = lab.Item()
+		}
+	}
+	d.labels = nil
+}
+
+// sectionBefore returns the heading label and the p count in effect just
+// before index i.
+func (d *Document) sectionBefore(i int) (string, int) {
+	p := 0
+	for j := i - 1; j >= 0; j-- {
+		it := d.items[j]
+		if it.Kind == Heading {
+			return it.Label, p
+		}
+		p++
+	}
+	return "", p
+}
+
+// sectionBounds returns [from, to): from the heading that starts the section
+// of index i (or 0) to the next heading (or the end).
+func (d *Document) sectionBounds(i int) (int, int) {
+	from := min(i, len(d.items))
+	for from > 0 && d.items[from-1].Kind != Heading {
+		from--
+	}
+	if from > 0 {
+		from-- // include the heading itself
+	}
+	to := max(i, from) + 1
+	for to < len(d.items) && d.items[to].Kind != Heading {
+		to++
+	}
+	return from, min(to, len(d.items))
+}
+
+func (d *Document) labelIndex() map[string]*Item {
+	if d.labels == nil {
+		d.labels = make(map[string]*Item, len(d.items))
+		for _, it := range d.items {
+			d.labels[it.Label] = it
+		}
+	}
+	return d.labels
+}
+
+// lineEnding returns the line ending used at offset i ("\r\n" or "\n"),
+// looking at the next line break; the document's first line break decides
+// when there is none after i.
+func (d *Document) lineEnding(i int) string {
+	i = min(i, len(d.src))
+	if j := bytes.IndexByte(d.src[i:], '\n'); j >= 0 {
+		if j > 0 && d.src[i+j-1] == '\r' {
+			return "\r\n"
+		}
+		return "\n"
+	}
+	if j := bytes.IndexByte(d.src, '\n'); j > 0 && d.src[j-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}

@@ -1,0 +1,125 @@
+package document
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/pointer"
+)
+
+// ErrNotFound is wrapped by errors for pointers that name no item.
+var ErrNotFound = errors.New("no such item")
+
+// PointerError explains why a pointer did not resolve and names the nearest
+// existing pointers, so a person or a model can correct it.
+type PointerError struct {
+	Input   string
+	Reason  string
+	Nearest []pointer.Pointer
+	Err     error // ErrNotFound or pointer.ErrSyntax
+}
+
+func (e *PointerError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pointer %q: %s", e.Input, e.Reason)
+	if len(e.Nearest) > 0 {
+		b.WriteString("; nearest pointers: ")
+		for i, p := range e.Nearest {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.String())
+		}
+	}
+	return b.String()
+}
+
+func (e *PointerError) Unwrap() error { return e.Err }
+
+// Resolve finds the item a pointer string names. `id:label` and a bare
+// number resolve by ID (the label may be stale: the item's current pointer
+// tells the truth); a bare label resolves by the current labels.
+func (d *Document) Resolve(s string) (*Item, error) {
+	p, err := pointer.Parse(s)
+	if err != nil {
+		return nil, &PointerError{Input: s, Reason: strings.TrimPrefix(err.Error(), pointer.ErrSyntax.Error()+": "),
+			Nearest: d.firstPointers(3), Err: err}
+	}
+	return d.ResolvePointer(p, s)
+}
+
+// ResolvePointer resolves a parsed pointer; input is used in error messages.
+func (d *Document) ResolvePointer(p pointer.Pointer, input string) (*Item, error) {
+	if p.ID > 0 {
+		if it := d.byID[p.ID]; it != nil {
+			return it, nil
+		}
+		return nil, d.missingID(p, input)
+	}
+	if it := d.labelIndex()[p.Label]; it != nil {
+		return it, nil
+	}
+	return nil, &PointerError{Input: input, Reason: fmt.Sprintf("no item has the label %s", p.Label),
+		Nearest: d.nearLabel(p.Label, 3), Err: ErrNotFound}
+}
+
+func (d *Document) missingID(p pointer.Pointer, input string) error {
+	e := &PointerError{Input: input, Err: ErrNotFound}
+	if p.ID >= d.nextID {
+		e.Reason = fmt.Sprintf("no item has the ID %d (IDs go up to %d)", p.ID, d.nextID-1)
+	} else {
+		e.Reason = fmt.Sprintf("the item with ID %d no longer exists (it was deleted)", p.ID)
+	}
+	if p.Label != "" {
+		if it := d.labelIndex()[p.Label]; it != nil {
+			e.Reason += fmt.Sprintf("; the label %s now names %s", p.Label, it.Pointer())
+			e.Nearest = append(e.Nearest, it.Pointer())
+		} else {
+			e.Nearest = d.nearLabel(p.Label, 3)
+		}
+	}
+	if len(e.Nearest) == 0 {
+		e.Nearest = d.nearID(p.ID, 3)
+	}
+	return e
+}
+
+// nearLabel returns up to n items around where label would stand in
+// document order.
+func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
+	i := sort.Search(len(d.items), func(i int) bool {
+		return pointer.Compare(d.items[i].Label, label) >= 0
+	})
+	from := max(0, i-n/2-1)
+	if i >= len(d.items) {
+		from = max(0, len(d.items)-n)
+	}
+	return d.pointersFrom(from, n)
+}
+
+// nearID returns up to n items whose IDs are closest to id.
+func (d *Document) nearID(id, n int) []pointer.Pointer {
+	cands := make([]*Item, len(d.items))
+	copy(cands, d.items)
+	dist := func(it *Item) int { return max(it.ID-id, id-it.ID) }
+	sort.SliceStable(cands, func(a, b int) bool { return dist(cands[a]) < dist(cands[b]) })
+	cands = cands[:min(n, len(cands))]
+	sort.Slice(cands, func(a, b int) bool { return cands[a].Index < cands[b].Index })
+	out := make([]pointer.Pointer, len(cands))
+	for i, it := range cands {
+		out[i] = it.Pointer()
+	}
+	return out
+}
+
+func (d *Document) firstPointers(n int) []pointer.Pointer { return d.pointersFrom(0, n) }
+
+func (d *Document) pointersFrom(from, n int) []pointer.Pointer {
+	var out []pointer.Pointer
+	for i := from; i < len(d.items) && len(out) < n; i++ {
+		out = append(out, d.items[i].Pointer())
+	}
+	return out
+}
