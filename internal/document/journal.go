@@ -121,4 +121,3 @@ func (d *Document) insertionPoint(off int) (int, int) {
 	}
 	return i, top
 }
-

@@ -1,0 +1,119 @@
+package markdown
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/testbook"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+const bigSize = 5 << 20
+
+// goldmarkParser is the baseline: goldmark's own parse of the same bytes
+// with the extensions aite enables (tables, strikethrough, footnotes).
+var goldmarkParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Footnote)).Parser()
+
+func goldmarkParse(src []byte) { goldmarkParser.Parse(text.NewReader(src)) }
+
+// BenchmarkParse reports aite's parse + index time of the ~5 MB book as a
+// ratio to goldmark's own parse measured in the same run (target ≤ 1.5).
+func BenchmarkParse(b *testing.B) {
+	src := testbook.Big(b, bigSize)
+	b.SetBytes(int64(len(src)))
+	var gm, ours time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		goldmarkParse(src)
+		t1 := time.Now()
+		Parse(src)
+		t2 := time.Now()
+		gm += t1.Sub(t0)
+		ours += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(ours)/float64(gm), "ratio-to-goldmark")
+	b.ReportMetric(float64(ours.Milliseconds())/float64(b.N), "ms-parse")
+}
+
+// BenchmarkEditSave reports one edit plus an atomic save of the ~5 MB book
+// as a ratio to the parse time measured in the same run (target ≤ 0.1).
+func BenchmarkEditSave(b *testing.B) {
+	for _, backup := range []bool{false, true} {
+		name := "no-backup"
+		if backup {
+			name = "backup"
+		}
+		b.Run(name, func(b *testing.B) { benchEditSave(b, backup) })
+	}
+}
+
+func benchEditSave(b *testing.B, backup bool) {
+	src := testbook.Big(b, bigSize)
+	path := filepath.Join(b.TempDir(), "book.md")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var parse time.Duration
+	for i := 0; i < 3; i++ {
+		t0 := time.Now()
+		Parse(src)
+		parse += time.Since(t0)
+	}
+	parse /= 3
+	d := Parse(src)
+	paras := paragraphs(d)
+	b.ResetTimer()
+	var edit, save time.Duration
+	for i := 0; i < b.N; i++ {
+		it := paras[(i*7919)%len(paras)]
+		t0 := time.Now()
+		if _, err := d.ReplaceText(it.Pointer().String(), "An edited paragraph, number "+it.Label+"."); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := atomicfile.Write(path, d.Source(), atomicfile.Options{Backup: backup}); err != nil {
+			b.Fatal(err)
+		}
+		edit += t1.Sub(t0)
+		save += time.Since(t1)
+	}
+	b.ReportMetric(float64(edit+save)/float64(b.N)/float64(parse), "ratio-to-parse")
+	b.ReportMetric(float64(edit)/float64(b.N)/float64(parse), "edit-ratio-to-parse")
+	b.ReportMetric(float64(edit.Microseconds())/float64(b.N), "µs-edit")
+	b.ReportMetric(float64(save.Microseconds())/float64(b.N), "µs-save")
+}
+
+func paragraphs(d *document.Document) []*document.Item {
+	var out []*document.Item
+	for _, it := range d.Items() {
+		if it.Kind == document.Paragraph {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// BenchmarkMemory reports the heap held by a loaded document as a multiple
+// of the file size (target ≤ 6).
+func BenchmarkMemory(b *testing.B) {
+	src := testbook.Big(b, bigSize)
+	var ratio float64
+	for i := 0; i < b.N; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d := Parse(src)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		ratio = float64(after.HeapAlloc-before.HeapAlloc) / float64(len(src))
+		runtime.KeepAlive(d)
+	}
+	b.ReportMetric(ratio, "heap/size")
+}
