@@ -1,0 +1,82 @@
+package textnorm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mixedParagraph is a Russian/English sample with punctuation, ё and
+// capitals.
+const mixedParagraph = `— Позвольте, — сказал Звёздочкин, — но ведь это совершенно невозможно!
+Я человек больной... Я злой человек. Непривлекательный я человек. Я думаю, что у меня болит печень.
+It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.
+«Ну-с, господа, — продолжал он, — ещё одно слово, и я уйду». Don't you think so, Mr. Darcy?
+However little known the feelings or views of such a man may be on his first entering a neighbourhood…
+`
+
+// mixedText returns about n bytes of mixedParagraph repeated.
+func mixedText(n int) string {
+	return strings.Repeat(mixedParagraph, n/len(mixedParagraph)+1)
+}
+
+// bookText returns the two sample books (Russian and English) joined,
+// or skips the benchmark if they are absent.
+func bookText(b *testing.B) string {
+	dir := "../../../shared/data/books"
+	var sb strings.Builder
+	for _, name := range []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			b.Skipf("sample books not found in %s: %v", dir, err)
+		}
+		sb.Write(data)
+	}
+	return sb.String()
+}
+
+// benchText runs fn over text, reporting throughput.
+func benchText(b *testing.B, text string, fn func(string)) {
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fn(text)
+	}
+}
+
+func BenchmarkTerms(b *testing.B) {
+	benchText(b, mixedText(1<<20), func(s string) { _ = Terms(s) })
+}
+
+func BenchmarkTermsBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = Terms(s) })
+}
+
+func BenchmarkTokenizeBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = Tokenize(s) })
+}
+
+func BenchmarkSpansBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = Spans(s) })
+}
+
+func BenchmarkFoldBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = Fold(s) })
+}
+
+// BenchmarkMatcherBooks measures a warm Matcher (its word cache filled
+// by earlier iterations), as when one keyword is tested against every
+// chapter; BenchmarkMatcherColdBooks includes filling the cache.
+func BenchmarkMatcherBooks(b *testing.B) {
+	m := NewMatcher("Звёздочкин Elizabeth") // never both: scans everything
+	benchText(b, bookText(b), func(s string) { _ = m.Match(s) })
+}
+
+func BenchmarkMatcherColdBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = NewMatcher("Звёздочкин Elizabeth").Match(s) })
+}
+
+func BenchmarkMatchPhraseBooks(b *testing.B) {
+	benchText(b, bookText(b), func(s string) { _ = MatchPhrase(s, "я человек") })
+}

@@ -1,0 +1,124 @@
+package textnorm
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMatcher(t *testing.T) {
+	tests := []struct {
+		name, keyword, text string
+		want                bool
+	}{
+		{"single word, other form", "Звёздочкин", "Он сказал Звездочкину правду.", true},
+		{"all words, any order", "правда Звездочкин", "— Правду! — крикнул ЗВЁЗДОЧКИН.", true},
+		{"one word missing", "правда Звездочкин Иванов", "правду сказал Звездочкин", false},
+		{"repeated keyword word", "кот кот", "кот", true},
+		{"english stems", "running professors", "The professor runs.", true},
+		{"case and apostrophe", "DON'T", "I don’t know", true},
+		{"punctuation in keyword", "«Ёлки-палки»!", "палки, ёлки", true},
+		{"no partial word", "кот", "котлета", false},
+		{"mixed script only folded", "iPhoneы", "купил IPHONEЫ", true},
+		{"mixed script not stemmed", "iPhoneы", "купил iPhoneов", false},
+		{"digits", "1862", "в 1862 году", true},
+		{"empty keyword", "", "anything", false},
+		{"punctuation keyword", " — … ", "anything", false},
+		{"empty text", "кот", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMatcher(tt.keyword)
+			require.Equal(t, tt.want, m.Match(tt.text))
+			require.Equal(t, tt.want, m.Match(tt.text), "second call (cached)")
+		})
+	}
+}
+
+func TestMatcherTerms(t *testing.T) {
+	m := NewMatcher("Кот, кота и КОТУ — running runs")
+	require.Equal(t, []string{"кот", "и", "run"}, m.Terms())
+}
+
+func TestMatcherConcurrent(t *testing.T) {
+	m := NewMatcher("Звёздочкин правда")
+	texts := []string{"Звездочкину правду", "Звездочкин лгал", "правдой Звёздочкина"}
+	want := []bool{true, false, true}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				k := i % len(texts)
+				if m.Match(texts[k]) != want[k] {
+					t.Errorf("Match(%q) != %v", texts[k], want[k])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// spanTexts returns text[sp.Start:sp.End] for each span.
+func spanTexts(text string, spans []Span) []string {
+	var out []string
+	for _, sp := range spans {
+		out = append(out, text[sp.Start:sp.End])
+	}
+	return out
+}
+
+func TestMatchPhrase(t *testing.T) {
+	tests := []struct {
+		name, text, phrase string
+		want               []string
+	}{
+		{"case and ё", "— Позвольте, — сказал ЗВЁЗДОЧКИН, — но…", "звездочкин", []string{"ЗВЁЗДОЧКИН"}},
+		{"punctuation between words ignored", "— Позвольте, — сказал Звёздочкин", "позвольте сказал",
+			[]string{"Позвольте, — сказал"}},
+		{"whitespace ignored", "Мой  дядя\n самых", "мой дядя самых", []string{"Мой  дядя\n самых"}},
+		{"phrase punctuation ignored", "Ну-с, господа", "ну, с", []string{"Ну-с"}},
+		{"several matches", "да, да и да да", "да да", []string{"да, да", "да да"}},
+		{"non-overlapping", "a a a", "a a", []string{"a a"}},
+		{"whole words only", "котлета кот", "кот", []string{"кот"}},
+		{"not stemmed", "Звездочкину", "Звездочкин", nil},
+		{"apostrophes", "I don’t know", "don't", []string{"don’t"}},
+		{"order matters", "сказал он", "он сказал", nil},
+		{"prefix of phrase at end", "он сказал", "сказал он", nil},
+		{"empty phrase", "text", "", nil},
+		{"punctuation phrase", "text", " — ", nil},
+		{"empty text", "", "text", nil},
+		{"invalid utf8", "\xffКот\xfeкот\xff", "кот кот", []string{"Кот\xfeкот"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spans := MatchPhrase(tt.text, tt.phrase)
+			require.Equal(t, tt.want, spanTexts(tt.text, spans))
+		})
+	}
+}
+
+func TestMatchPhraseOffsets(t *testing.T) {
+	text := "Ёлки — «ёлки»; ЕЛКИ"
+	require.Equal(t, []Span{{0, 8}, {15, 23}, {27, 35}}, MatchPhrase(text, "елки"))
+}
+
+func TestMatchStemPhrase(t *testing.T) {
+	tests := []struct {
+		name, text, phrase string
+		want               []string
+	}{
+		{"stems", "— Звездочкину сказали, — и ушёл", "звёздочкин сказал", []string{"Звездочкину сказали"}},
+		{"english", "The Professors were running", "professor", []string{"Professors"}},
+		{"order matters", "сказал Звездочкин", "Звездочкину сказал", nil},
+		{"empty", "text", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, spanTexts(tt.text, MatchStemPhrase(tt.text, tt.phrase)))
+		})
+	}
+}

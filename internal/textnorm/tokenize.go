@@ -1,0 +1,171 @@
+package textnorm
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Token is one word of a text.
+type Token struct {
+	Text   string // surface form, exactly Text == s[Start:End]
+	Norm   string // Fold(Text)
+	Stem   string // stem of Norm; equal to Norm unless Script is Cyrillic or Latin
+	Script Script // script of the word's letters
+	Start  int    // byte offset of the word in s
+	End    int    // byte offset just past the word in s
+}
+
+// Span is a half-open byte range [Start, End) of a text.
+type Span struct {
+	Start, End int
+}
+
+// asciiClass classifies ASCII bytes: 1 word character, 2 apostrophe.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = 1, 1
+	}
+	t['\''] = 2
+	return t
+}()
+
+// isWordRune reports whether r is a word character.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiClass[r] == 1
+	}
+	if (r >= 'А' && r <= 'я') || r == cyrIO || r == cyrCapIO {
+		return true
+	}
+	if r >= 0x2000 && r <= 0x206F { // General Punctuation: — … “ ” etc.
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// isLetterish reports whether r is a letter or a combining mark.
+func isLetterish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiClass[r] == 1 && r > '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r)
+}
+
+// decode decodes the rune at s[i:]; invalid bytes decode to
+// utf8.RuneError (a non-word rune) of size 1. ASCII and two-byte
+// sequences (which include Cyrillic) are decoded inline.
+func decode(s string, i int) (rune, int) {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	if c >= 0xC2 && c < 0xE0 && i+1 < len(s) {
+		if n := s[i+1]; n&0xC0 == 0x80 {
+			return rune(c&0x1F)<<6 | rune(n&0x3F), 2
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// estimateWords guesses the number of words in s, to size slices.
+func estimateWords(s string) int {
+	return len(s)/8 + 1
+}
+
+// nextWord returns the byte span of the first word of s at or after
+// byte i; ok is false if there is none.
+func nextWord(s string, i int) (start, end int, ok bool) {
+	for i < len(s) {
+		r, size := decode(s, i)
+		if isWordRune(r) {
+			return i, wordEnd(s, i+size, r), true
+		}
+		i += size
+	}
+	return len(s), len(s), false
+}
+
+// wordEnd returns the end of the word whose first rune (prev) ends at i.
+func wordEnd(s string, i int, prev rune) int {
+	for i < len(s) {
+		r, size := decode(s, i)
+		if r == '\'' || r == rightQuote {
+			if !isLetterish(prev) || i+size >= len(s) {
+				return i
+			}
+			next, _ := decode(s, i+size)
+			if !unicode.IsLetter(next) {
+				return i
+			}
+		} else if !isWordRune(r) {
+			return i
+		}
+		prev = r
+		i += size
+	}
+	return i
+}
+
+// Tokenize splits s into words and folds and stems each of them.
+// Offsets refer to s; s is never modified.
+//
+// A word is a maximal run of letters (L*), numbers (N*) and combining
+// marks (M*). An apostrophe, ASCII ' or typographic ’ (U+2019), is part
+// of a word only when it stands between a letter (or mark) and a
+// letter, so "don't" and "д'Артаньян" are single words while 'quoted'
+// words lose their quotes. Everything else is a boundary: white space,
+// punctuation including hyphens and dashes ("кто-то" is two words),
+// quotes «» „“ "", symbols and invalid UTF-8 bytes.
+//
+// The Norm and Stem strings may share memory with s.
+func Tokenize(s string) []Token {
+	toks := make([]Token, 0, estimateWords(s))
+	var st stemmer
+	for i := 0; ; {
+		start, end, ok := nextWord(s, i)
+		if !ok {
+			return toks
+		}
+		text := s[start:end]
+		w := st.word(text)
+		toks = append(toks, Token{
+			Text: text, Norm: w.norm, Stem: w.stem,
+			Script: w.script, Start: start, End: end,
+		})
+		i = end
+	}
+}
+
+// Terms returns the stems of the words of s, in order. Index and query
+// both use it, so a query term matches a text term iff they are equal.
+// The returned strings may share memory with s; clone them to keep
+// them longer than s.
+func Terms(s string) []string {
+	terms := make([]string, 0, estimateWords(s))
+	var st stemmer
+	for i := 0; ; {
+		start, end, ok := nextWord(s, i)
+		if !ok {
+			return terms
+		}
+		terms = append(terms, st.word(s[start:end]).stem)
+		i = end
+	}
+}
+
+// Spans returns the byte spans of the words of s (as defined by
+// Tokenize), in order, without folding or stemming them.
+func Spans(s string) []Span {
+	spans := make([]Span, 0, estimateWords(s))
+	for i := 0; ; {
+		start, end, ok := nextWord(s, i)
+		if !ok {
+			return spans
+		}
+		spans = append(spans, Span{start, end})
+		i = end
+	}
+}
