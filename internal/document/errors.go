@@ -7,15 +7,15 @@ import "errors"
 // why and what to do instead.
 var (
 	// ErrEmptyText: the new text is empty where an item needs content.
-	ErrEmptyText = errors.New("empty text")
+	ErrEmptyText = errors.New("edit refused (empty text)")
 	// ErrHeading: the edit would create, remove or change the level of a heading.
-	ErrHeading = errors.New("heading structure")
+	ErrHeading = errors.New("edit refused (headings)")
 	// ErrStructure: the spliced source would not re-parse to the expected
 	// items (a merge with a neighbour, a split into several blocks, a change
 	// to another item or container).
-	ErrStructure = errors.New("structure")
+	ErrStructure = errors.New("edit refused")
 	// ErrUnsupported: the operation is not available for this item.
-	ErrUnsupported = errors.New("unsupported")
+	ErrUnsupported = errors.New("edit refused (not possible here)")
 	// ErrNothingToUndo: the journal holds no edit to undo.
 	ErrNothingToUndo = errors.New("nothing to undo")
 )

@@ -44,8 +44,12 @@ func (e *PointerError) Unwrap() error { return e.Err }
 func (d *Document) Resolve(s string) (*Item, error) {
 	p, err := pointer.Parse(s)
 	if err != nil {
-		return nil, &PointerError{Input: s, Reason: strings.TrimPrefix(err.Error(), pointer.ErrSyntax.Error()+": "),
-			Nearest: d.firstPointers(3), Err: err}
+		reason := err.Error()
+		var se *pointer.SyntaxError
+		if errors.As(err, &se) {
+			reason = "not a pointer: " + se.Detail
+		}
+		return nil, &PointerError{Input: s, Reason: reason, Nearest: d.firstPointers(3), Err: err}
 	}
 	return d.ResolvePointer(p, s)
 }

@@ -161,7 +161,7 @@ func (v *validator) containerID(n int) int {
 }
 
 func (v *validator) refuse(format string, args ...any) error {
-	return fmt.Errorf("%w: %s %s refused: %s. Nothing was changed",
+	return fmt.Errorf("%w: %s %s: %s. Nothing was changed",
 		ErrStructure, opName(v.p.op), v.p.target.Pointer(), fmt.Sprintf(format, args...))
 }
 

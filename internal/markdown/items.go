@@ -37,6 +37,7 @@ func (b *builder) build(doc ast.Node) {
 		}
 		b.tops = append(b.tops, document.Span{Start: start + b.base, End: end + b.base})
 	}
+	b.repair()
 }
 
 func (b *builder) block(n ast.Node) {

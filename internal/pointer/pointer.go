@@ -18,6 +18,23 @@ import (
 // ErrSyntax is returned (wrapped) when a string is not a pointer at all.
 var ErrSyntax = errors.New("not a pointer")
 
+// SyntaxError says why a string is not a pointer. It wraps ErrSyntax.
+type SyntaxError struct {
+	Input  string
+	Detail string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%v: %q: %s", ErrSyntax, e.Input, e.Detail)
+}
+
+// Unwrap returns ErrSyntax.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+func syntaxErr(input, format string, args ...any) error {
+	return &SyntaxError{Input: input, Detail: fmt.Sprintf(format, args...)}
+}
+
 // Pointer addresses one item. ID is 0 when only a label was given; Label is
 // empty when only an ID was given.
 type Pointer struct {
@@ -67,12 +84,12 @@ func Parse(s string) (Pointer, error) {
 	s = strings.TrimSuffix(s, ".")
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Pointer{}, fmt.Errorf("%w: empty string; expected id:label such as 24:1.1.p21", ErrSyntax)
+		return Pointer{}, syntaxErr(raw, "empty; expected id:label such as 24:1.1.p21")
 	}
 	if idPart, label, ok := strings.Cut(s, ":"); ok {
 		id, err := parseID(strings.TrimSpace(idPart))
 		if err != nil {
-			return Pointer{}, fmt.Errorf("%w: %q: the part before ':' must be an item ID (a positive number)", ErrSyntax, raw)
+			return Pointer{}, syntaxErr(raw, "the part before ':' must be an item ID (a positive number)")
 		}
 		label = strings.TrimSuffix(strings.TrimSpace(label), ".")
 		if label == "" {
@@ -80,20 +97,20 @@ func Parse(s string) (Pointer, error) {
 		}
 		l, err := CanonicalLabel(label)
 		if err != nil {
-			return Pointer{}, fmt.Errorf("%w: %q: %v", ErrSyntax, raw, err)
+			return Pointer{}, syntaxErr(raw, "%v", err)
 		}
 		return Pointer{ID: id, Label: l}, nil
 	}
 	if isDigits(s) {
 		id, err := parseID(s)
 		if err != nil {
-			return Pointer{}, fmt.Errorf("%w: %q: %v", ErrSyntax, raw, err)
+			return Pointer{}, syntaxErr(raw, "%v", err)
 		}
 		return Pointer{ID: id}, nil
 	}
 	l, err := CanonicalLabel(s)
 	if err != nil {
-		return Pointer{}, fmt.Errorf("%w: %q: %v", ErrSyntax, raw, err)
+		return Pointer{}, syntaxErr(raw, "%v", err)
 	}
 	return Pointer{Label: l}, nil
 }
