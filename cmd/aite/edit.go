@@ -1,0 +1,104 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/document"
+)
+
+type editFlags struct {
+	text, file, out  string
+	dryRun, noBackup bool
+}
+
+func newEditCmd(o *options) *cobra.Command {
+	f := &editFlags{}
+	cmd := &cobra.Command{
+		Use:   "edit BOOK.md " + strings.Join(cli.EditOpNames, "|") + " POINTER",
+		Short: "Apply one edit to an item and print the diff",
+		Long: helpText(`Apply one operation to the item POINTER names:
+
+  replace        replace the item's text (a heading keeps its level)
+  insert-before  insert one new item before it, in the same container
+  insert-after   insert one new item after it, in the same container
+  delete         delete it (headings cannot be deleted)
+
+replace and the inserts take the new Markdown from exactly one of --text and
+--file (--file - reads standard input); delete takes neither. An edit that
+would change the book's structure (create or remove a heading, merge or
+split blocks) is refused with the reason and nothing is written, and so is
+an id:label POINTER whose ID and label no longer agree (the book changed
+since it was listed).
+
+The unified diff of the change goes to standard output. The book is then
+written atomically, back to BOOK.md or to --output, keeping the previous
+version as FILE.bak unless --no-backup; --dry-run writes nothing. A line on
+standard error says what was done, with pointers as the next command will
+read them.
+
+JSON: {"op", "target", "pointer", "markdownBefore", "markdownAfter", "diff",
+"written", "path", "backup"}; "backup" is omitted when none was made.`),
+		Example: `  aite edit book.md replace 24:1.1.p21 --text 'New paragraph text.'
+  aite edit book.md insert-after 1.1.p21 --file new.md --dry-run
+  llm-tool | aite edit book.md replace 24 --file - -o edited.md
+  aite edit book.md delete 24:1.1.p21 --no-backup`,
+		Args: exactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runEdit(cmd, o, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.text, "text", "", "the new Markdown")
+	fl.StringVar(&f.file, "file", "", "read the new Markdown from this file (- for standard input)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the diff but write nothing")
+	fl.StringVarP(&f.out, "output", "o", "", "write the edited book to this file instead of BOOK.md")
+	fl.BoolVar(&f.noBackup, "no-backup", false, "do not keep the previous version as FILE.bak")
+	return cmd
+}
+
+func runEdit(cmd *cobra.Command, o *options, f *editFlags, args []string) error {
+	op, err := cli.ParseEditOp(args[1])
+	if err != nil {
+		return err
+	}
+	text, err := editText(cmd, f, op, args[1])
+	if err != nil {
+		return err
+	}
+	req := cli.EditRequest{Book: args[0], Op: op, Pointer: args[2], Text: text,
+		Out: f.out, DryRun: f.dryRun, Backup: !f.noBackup}
+	res, err := cli.Edit(req)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		err = cli.WriteJSON(cmd.OutOrStdout(), cli.NewEditJSON(res))
+	} else {
+		_, err = io.WriteString(cmd.OutOrStdout(), res.Diff)
+	}
+	cli.WriteEditStatus(cmd.ErrOrStderr(), res, f.dryRun)
+	return err
+}
+
+// editText checks --text and --file against the operation and returns the
+// new Markdown.
+func editText(cmd *cobra.Command, f *editFlags, op document.Op, name string) (string, error) {
+	hasText, hasFile := cmd.Flags().Changed("text"), cmd.Flags().Changed("file")
+	switch {
+	case op == document.OpDelete && (hasText || hasFile):
+		return "", cli.Usagef("delete takes no text: drop --text and --file")
+	case op == document.OpDelete:
+		return "", nil
+	case hasText && hasFile:
+		return "", cli.Usagef("give the new text with either --text or --file, not both")
+	case hasText:
+		return f.text, nil
+	case hasFile:
+		return cli.ReadText(f.file, cmd.InOrStdin())
+	}
+	return "", cli.Usagef("%s needs the new Markdown: give --text TEXT or --file FILE (--file - reads standard input)", name)
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/aitexteditor/aite/internal/cli"
+)
+
+func newOutlineCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "outline BOOK.md",
+		Short: "Print the heading tree with pointers and item counts",
+		Long: helpText(`Print the book's heading tree: each heading's pointer and title, the
+number of items directly under it and, when it has subsections, the number
+of items under it in all. Subsections are indented two spaces per depth.
+A first line counts the items before the first heading, if any.
+
+JSON: {"preamble": N, "sections": [{"pointer", "id", "label", "level",
+"title", "items", "total", "children": [...]}]}`),
+		Example: `  aite outline book.md
+  aite outline --json book.md`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := cli.LoadBook(args[0])
+			if err != nil {
+				return err
+			}
+			ol := cli.NewOutline(d)
+			if o.json {
+				return cli.WriteJSON(cmd.OutOrStdout(), ol)
+			}
+			cli.WriteOutline(cmd.OutOrStdout(), ol)
+			return nil
+		},
+	}
+}

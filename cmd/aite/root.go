@@ -1,0 +1,76 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aitexteditor/aite/internal/cli"
+)
+
+// options holds the flags shared by every command.
+type options struct {
+	json bool
+}
+
+func newRootCmd(o *options) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "aite",
+		Short: "aite edits large Markdown books with an LLM through semantic pointers",
+		Long: `aite edits large Markdown books with an LLM through semantic pointers.
+
+Every block of a book (heading, paragraph, list item, quote, code block,
+table, ...) is an item with a pointer such as 24:1.1.p21: the item's ID, a
+colon and its label (heading counters, then p and the item's number within
+its section). Commands accept the full pointer, the bare label or the ID.
+IDs are numbered afresh each time aite reads the book: after an edit, use
+the pointers the edit reports or list the items again.
+
+Every command prints readable text by default and JSON with --json. Errors
+go to standard error (as {"error": ..., "nearest": [...]} with --json).
+
+` + cli.ExitHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
+	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
+	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o))
+	return root
+}
+
+// execute runs the command line args and returns the exit code.
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{}
+	root := newRootCmd(o)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return cli.ExitOK
+	}
+	if cmd == nil || cmd == root {
+		// The root runs nothing itself: its errors are unknown commands.
+		cmd, err = root, &cli.UsageError{Err: err}
+	}
+	hint := "Run '" + cmd.CommandPath() + " --help' for usage."
+	return cli.ReportError(stderr, err, o.json, hint)
+}
+
+// exactArgs is cobra.ExactArgs with its error marked as a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	check := cobra.ExactArgs(n)
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return cli.Usagef("%s takes %d argument(s): %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
+		}
+		return nil
+	}
+}
+
+// helpText appends the exit status rules to a command's description.
+func helpText(s string) string { return s + "\n\n" + cli.ExitHelp }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestEditJSON(t *testing.T) {
+	path := writeBook(t)
+	r := mustRun(t, "edit", "--json", path, "insert-after", "7:1.1.p3", "--text", "kiwi")
+	m := decodeObject(t, r.stdout)
+	wantKeys(t, "edit", m, "op", "target", "pointer", "markdownBefore", "markdownAfter", "diff", "written", "path", "backup")
+	var got struct {
+		Op             string `json:"op"`
+		Target         string `json:"target"`
+		Pointer        string `json:"pointer"`
+		MarkdownBefore string `json:"markdownBefore"`
+		MarkdownAfter  string `json:"markdownAfter"`
+		Diff           string `json:"diff"`
+		Written        bool   `json:"written"`
+		Path           string `json:"path"`
+		Backup         string `json:"backup"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Op != "insert_after" || got.Target != "7:1.1.p3" || got.Pointer != "8:1.1.p4" ||
+		got.MarkdownBefore != "" || got.MarkdownAfter != "  - kiwi" || !got.Written ||
+		got.Path != path || got.Backup != path+".bak" || !strings.Contains(got.Diff, "+  - kiwi\n") {
+		t.Errorf("edit JSON = %+v", got)
+	}
+	// The pointer reported is the one the next command sees.
+	r = mustRun(t, "read", path, got.Pointer)
+	if r.stdout != "── ▶ 8:1.1.p4 ListItem ──\n  - kiwi\n" || r.stderr != "" {
+		t.Errorf("read %s: stdout %q, stderr %q", got.Pointer, r.stdout, r.stderr)
+	}
+}
+
+func TestEditJSONDryRun(t *testing.T) {
+	path := writeBook(t)
+	r := mustRun(t, "edit", "--json", path, "replace", "14", "--text", "Changed.", "--dry-run")
+	m := decodeObject(t, r.stdout)
+	wantKeys(t, "dry run", m, "op", "target", "pointer", "markdownBefore", "markdownAfter", "diff", "written", "path")
+	if m["written"] != false || m["markdownBefore"] != "Last paragraph." || m["markdownAfter"] != "Changed." {
+		t.Errorf("dry run JSON = %v", m)
+	}
+	if !strings.HasPrefix(r.stderr, "dry run: ") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	wantBook(t, path, testBook)
+}
+
+func TestStalePointer(t *testing.T) {
+	path := writeBook(t)
+	mustRun(t, "edit", path, "insert-before", "5", "--text", "A new paragraph.")
+	// 14:1.2.p1 was listed before the insert: ID 14 is now the heading 1.2.
+	r := wantFail(t, 1, []string{`pointer "14:1.2.p1"`, "the ID 14 now names 14:1.2",
+		"the label 1.2.p1 names 15:1.2.p1", "list the items again", "15:1.2.p1  Paragraph  Last paragraph."},
+		"edit", path, "delete", "14:1.2.p1")
+	if !strings.Contains(r.stderr, "nearest pointers:\n  14:1.2     Heading    ## Chapter Two\n") {
+		t.Errorf("stderr lacks the nearest items:\n%s", r.stderr)
+	}
+	afterInsert := strings.Replace(testBook, "First paragraph", "A new paragraph.\n\nFirst paragraph", 1)
+	wantBook(t, path, afterInsert)
+	wantBook(t, path+".bak", testBook)
+
+	r = mustRun(t, "read", path, "14:1.2.p1")
+	if !strings.Contains(r.stderr, "aite: warning: pointer \"14:1.2.p1\"") || !strings.HasPrefix(r.stdout, "── ▶ 14:1.2 Heading ──") {
+		t.Errorf("read a stale pointer: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	r = mustRun(t, "items", path, "--from", "14:1.2.p1", "--limit", "1")
+	if !strings.Contains(r.stderr, "warning") {
+		t.Errorf("items --from a stale pointer: stderr %q", r.stderr)
+	}
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/pointer"
+	"github.com/aitexteditor/aite/internal/textdiff"
+)
+
+// EditOpNames lists the operation names of `aite edit`, in help order.
+var EditOpNames = []string{"replace", "insert-before", "insert-after", "delete"}
+
+var editOps = map[string]document.Op{
+	"replace":       document.OpReplace,
+	"insert-before": document.OpInsertBefore,
+	"insert-after":  document.OpInsertAfter,
+	"delete":        document.OpDelete,
+}
+
+// ParseEditOp maps a command-line operation name (`insert-before`, also
+// the domain spelling `insert_before`) to the domain operation.
+func ParseEditOp(name string) (document.Op, error) {
+	if op, ok := editOps[strings.ReplaceAll(strings.ToLower(name), "_", "-")]; ok {
+		return op, nil
+	}
+	return "", Usagef("unknown operation %q; valid operations: %s", name, strings.Join(EditOpNames, ", "))
+}
+
+// EditRequest describes one edit of a book file.
+type EditRequest struct {
+	Book    string
+	Op      document.Op
+	Pointer string
+	Text    string // the new Markdown; unused by delete
+	Out     string // where to write; "" writes back to Book
+	DryRun  bool
+	Backup  bool
+}
+
+// EditOutcome reports an applied edit.
+type EditOutcome struct {
+	Result  document.EditResult
+	Diff    string // unified diff of the book, "" when nothing changed
+	Written bool
+	Path    string // the file written (or that would be written)
+	Backup  string // the backup made, "" when none
+	// Pointer is the affected item's pointer in the edited book as the next
+	// command will read it (for a delete, the deleted item's pointer).
+	// Result.Pointer holds the session ID, which means nothing to the next
+	// run: IDs are numbered afresh on every read.
+	Pointer pointer.Pointer
+	// Anchor is the target's pointer in the edited book (an insert can shift
+	// its ID and label); zero after a delete.
+	Anchor pointer.Pointer
+}
+
+// Edit loads the book, applies the operation, diffs the result and, unless
+// it is a dry run, writes it atomically. A refused edit writes nothing.
+// An edit that changes no byte does not rewrite the book in place.
+func Edit(req EditRequest) (EditOutcome, error) {
+	d, err := LoadBook(req.Book)
+	if err != nil {
+		return EditOutcome{}, err
+	}
+	old := bytes.Clone(d.Source())
+	res, err := apply(d, req)
+	if err != nil {
+		return EditOutcome{}, WithNearest(d, err)
+	}
+	out := newOutcome(d, req, res, old)
+	if req.DryRun || (req.Out == "" && out.Diff == "") {
+		return out, nil
+	}
+	out.Backup, err = SaveBook(out.Path, d.Source(), req.Backup)
+	if err != nil {
+		return out, err
+	}
+	out.Written = true
+	return out, nil
+}
+
+// newOutcome describes an applied edit of d, whose source was old.
+func newOutcome(d *document.Document, req EditRequest, res document.EditResult, old []byte) EditOutcome {
+	name := diffName(req.Book)
+	out := EditOutcome{Result: res, Path: req.Book, Pointer: res.Target,
+		Diff: textdiff.Unified("a/"+name, "b/"+name, old, d.Source(), 3)}
+	if req.Out != "" {
+		out.Path = req.Out
+	}
+	if it := d.ByID(res.Target.ID); it != nil {
+		out.Anchor = Fresh(it)
+	}
+	if it := d.ByID(res.Pointer.ID); it != nil && res.Op != document.OpDelete {
+		out.Pointer = Fresh(it)
+	}
+	return out
+}
+
+// apply runs the operation on d; a stale pointer is refused first.
+func apply(d *document.Document, req EditRequest) (document.EditResult, error) {
+	if err := Stale(d, req.Pointer); err != nil {
+		return document.EditResult{}, err
+	}
+	switch req.Op {
+	case document.OpReplace:
+		return d.ReplaceText(req.Pointer, req.Text)
+	case document.OpInsertBefore:
+		return d.InsertBefore(req.Pointer, req.Text)
+	case document.OpInsertAfter:
+		return d.InsertAfter(req.Pointer, req.Text)
+	case document.OpDelete:
+		return d.Delete(req.Pointer)
+	}
+	return document.EditResult{}, fmt.Errorf("unknown operation %q", req.Op)
+}
+
+// diffName is the book path as diff headers show it: slash-separated,
+// without a leading slash or "./".
+func diffName(path string) string {
+	p := filepath.ToSlash(filepath.Clean(path))
+	return strings.TrimLeft(p, "/")
+}
+
+// EditJSON is the JSON shape of an edit report.
+type EditJSON struct {
+	Op             document.Op     `json:"op"`
+	Target         pointer.Pointer `json:"target"`
+	Pointer        pointer.Pointer `json:"pointer"`
+	MarkdownBefore string          `json:"markdownBefore"`
+	MarkdownAfter  string          `json:"markdownAfter"`
+	Diff           string          `json:"diff"`
+	Written        bool            `json:"written"`
+	Path           string          `json:"path"`
+	Backup         string          `json:"backup,omitempty"`
+}
+
+// NewEditJSON returns the JSON shape of an outcome.
+func NewEditJSON(o EditOutcome) EditJSON {
+	r := o.Result
+	return EditJSON{Op: r.Op, Target: r.Target, Pointer: o.Pointer, MarkdownBefore: r.MarkdownBefore,
+		MarkdownAfter: r.MarkdownAfter, Diff: o.Diff, Written: o.Written, Path: o.Path, Backup: o.Backup}
+}
+
+// WriteEditStatus writes the one-line summary of an edit, e.g.
+// `replaced 24:1.1.p21 → wrote BOOK.md (backup BOOK.md.bak)`.
+func WriteEditStatus(w io.Writer, o EditOutcome, dryRun bool) {
+	what := describeEdit(o.Result.Op, o.Result.Target, o.Pointer, o.Anchor)
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "dry run: %s → nothing written\n", what)
+	case !o.Written:
+		fmt.Fprintf(w, "%s → no change, nothing written\n", what)
+	case o.Backup != "":
+		fmt.Fprintf(w, "%s → wrote %s (backup %s)\n", what, o.Path, o.Backup)
+	default:
+		fmt.Fprintf(w, "%s → wrote %s (no backup)\n", what, o.Path)
+	}
+}
+
+func describeEdit(op document.Op, target, ptr, anchor pointer.Pointer) string {
+	if anchor.IsZero() {
+		anchor = target
+	}
+	switch op {
+	case document.OpReplace:
+		return "replaced " + ptr.String()
+	case document.OpInsertBefore:
+		return fmt.Sprintf("inserted %s before %s", ptr, anchor)
+	case document.OpInsertAfter:
+		return fmt.Sprintf("inserted %s after %s", ptr, anchor)
+	case document.OpDelete:
+		return "deleted " + target.String()
+	}
+	return string(op) + " " + target.String()
+}

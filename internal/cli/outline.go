@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/pointer"
+)
+
+// Outline is the JSON shape of a book's heading tree.
+type Outline struct {
+	Preamble int        `json:"preamble"`
+	Sections []*Section `json:"sections"`
+}
+
+// Section is the JSON shape of one heading with its subsections.
+type Section struct {
+	Pointer  pointer.Pointer `json:"pointer"`
+	ID       int             `json:"id"`
+	Label    string          `json:"label"`
+	Level    int             `json:"level"`
+	Title    string          `json:"title"`
+	Items    int             `json:"items"`
+	Total    int             `json:"total"`
+	Children []*Section      `json:"children"`
+}
+
+// NewOutline returns the outline of d.
+func NewOutline(d *document.Document) Outline {
+	secs, pre := d.Outline()
+	return Outline{Preamble: pre, Sections: newSections(secs)}
+}
+
+func newSections(secs []*document.Section) []*Section {
+	out := make([]*Section, len(secs))
+	for i, s := range secs {
+		h := s.Heading
+		out[i] = &Section{Pointer: h.Pointer(), ID: h.ID, Label: h.Label, Level: h.Level,
+			Title: oneLine(h.Text), Items: s.Items, Total: s.Total, Children: newSections(s.Children)}
+	}
+	return out
+}
+
+// WriteOutline writes the outline as an indented heading tree, two spaces
+// per nesting depth:
+//
+//	1:1  # Title  (3 items, 120 in all)
+func WriteOutline(w io.Writer, o Outline) {
+	if o.Preamble > 0 {
+		fmt.Fprintf(w, "(%s before the first heading)\n", plural(o.Preamble, "item"))
+	}
+	writeSections(w, o.Sections, 0)
+}
+
+func writeSections(w io.Writer, secs []*Section, depth int) {
+	for _, s := range secs {
+		fmt.Fprintf(w, "%s%s  %s %s  (%s)\n", strings.Repeat("  ", depth), s.Pointer,
+			strings.Repeat("#", s.Level), s.Title, counts(s))
+		writeSections(w, s.Children, depth+1)
+	}
+}
+
+func counts(s *Section) string {
+	if s.Total == s.Items {
+		return plural(s.Items, "item")
+	}
+	return fmt.Sprintf("%s, %d in all", plural(s.Items, "item"), s.Total)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
