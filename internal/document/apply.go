@@ -124,7 +124,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 	winStart, winEnd := 0, len(d.src) // an empty document is one window
 	if k1 >= k0 {
 		winStart = min(d.tops[k0].Start, p.sp.Start)
-		winEnd = max(d.tops[k1].End, p.sp.Start+len(p.sp.Old))
+		winEnd = max(d.gapEnd(k1), p.sp.Start+len(p.sp.Old))
 	}
 	delta := len(p.sp.New) - len(p.sp.Old)
 	newSrc := make([]byte, 0, len(d.src)+delta)
@@ -167,6 +167,21 @@ func (d *Document) window(p plan) (int, int) {
 	b := sort.Search(n, func(i int) bool { return d.tops[i].Start > hi }) - 1
 	top := min(max(p.top, 0), n-1)
 	return max(0, min(a, top)-1), min(n-1, max(b, top)+1)
+}
+
+// gapEnd returns the end of the blank lines after top k: the end of the
+// line before the next top, or the end of the source. A window ending
+// there shows a block that runs on over blank lines (an unclosed HTML
+// block or fence at the end of the book).
+func (d *Document) gapEnd(k int) int {
+	if k+1 >= len(d.tops) {
+		return len(d.src)
+	}
+	e := max(d.tops[k].End, d.tops[k+1].Start-1)
+	if e > d.tops[k].End && d.src[e-1] == '\r' {
+		e--
+	}
+	return e
 }
 
 // itemsInTops returns the item index range whose Top lies in [k0, k1].
