@@ -1,0 +1,135 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/aitexteditor/aite/internal/textnorm"
+)
+
+// lexicon interns stems as term IDs and caches the term of every surface
+// word seen, so that each distinct surface form is folded and stemmed (by
+// textnorm.Stem, exactly as textnorm.Terms would) only once: a book's
+// vocabulary is tiny next to its word count.
+type lexicon struct {
+	words map[string]termID // surface word → term
+	terms map[string]termID // stem → term
+	stems []string          // term → stem
+	// shared, if set, memoises stems across the lexicons of a parallel build
+	shared *stemCache
+
+	// scratch for counting the terms of one text (write paths only)
+	counts  []int32  // term → occurrences in the current text
+	touched []termID // terms with counts > 0, in order of first occurrence
+}
+
+func newLexicon() lexicon {
+	return lexicon{words: map[string]termID{}, terms: map[string]termID{}}
+}
+
+// intern returns the term of a surface word, adding it if new.
+func (l *lexicon) intern(w string) termID {
+	if t, ok := l.words[w]; ok {
+		return t
+	}
+	w = strings.Clone(w)
+	t := l.internStem(l.shared.stem(w))
+	l.words[w] = t
+	return t
+}
+
+// stemCache memoises textnorm.Stem by surface word for concurrent use:
+// the workers of a parallel build see much the same vocabulary, and
+// stemming is the costliest step of analysis.
+type stemCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// stem returns textnorm.Stem(w); a nil cache just stems. w must not be a
+// slice of a larger string (it is kept). The lock is held while stemming,
+// so that workers meeting the same new word stem it only once.
+func (c *stemCache) stem(w string) string {
+	if c == nil {
+		return textnorm.Stem(w)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[w]
+	if !ok {
+		s = strings.Clone(textnorm.Stem(w))
+		c.m[w] = s
+	}
+	return s
+}
+
+// internStem returns the term of a stem, adding it if new.
+func (l *lexicon) internStem(stem string) termID {
+	if t, ok := l.terms[stem]; ok {
+		return t
+	}
+	stem = strings.Clone(stem)
+	t := termID(len(l.stems))
+	l.stems = append(l.stems, stem)
+	l.counts = append(l.counts, 0)
+	l.terms[stem] = t
+	return t
+}
+
+// lookup returns the term of a surface word without changing the lexicon;
+// ok is false if the word's stem is not in the index. Safe for concurrent
+// readers.
+func (l *lexicon) lookup(w string) (termID, bool) {
+	if t, ok := l.words[w]; ok {
+		return t, true
+	}
+	return l.term(textnorm.Stem(w))
+}
+
+// term returns the term of a stem, if indexed.
+func (l *lexicon) term(stem string) (termID, bool) {
+	t, ok := l.terms[stem]
+	return t, ok
+}
+
+// count tokenizes text (textnorm.Spans), counting its terms in counts and
+// touched, and returns the number of words. Call reset after reading.
+func (l *lexicon) count(text string) int32 {
+	spans := textnorm.Spans(text)
+	for _, sp := range spans {
+		t := l.intern(text[sp.Start:sp.End])
+		if l.counts[t] == 0 {
+			l.touched = append(l.touched, t)
+		}
+		l.counts[t]++
+	}
+	return int32(len(spans))
+}
+
+// reset clears the counts left by count.
+func (l *lexicon) reset() {
+	for _, t := range l.touched {
+		l.counts[t] = 0
+	}
+	l.touched = l.touched[:0]
+}
+
+// termFreq is a term with its frequency in one text.
+type termFreq struct {
+	term termID
+	tf   int32
+}
+
+// tfs returns the terms of text with their frequencies, sorted by term,
+// and the number of words.
+func (l *lexicon) tfs(text string) ([]termFreq, int32) {
+	dl := l.count(text)
+	out := make([]termFreq, len(l.touched))
+	for i, t := range l.touched {
+		out[i] = termFreq{t, l.counts[t]}
+	}
+	l.reset()
+	slices.SortFunc(out, func(a, b termFreq) int { return int(a.term - b.term) })
+	return out, dl
+}

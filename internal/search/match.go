@@ -1,0 +1,109 @@
+package search
+
+import (
+	"slices"
+
+	"github.com/aitexteditor/aite/internal/textnorm"
+)
+
+// ItemsWithAll returns the IDs of items whose Text contains every one of
+// the given stems (AND), sorted by ID. Stems are compared exactly, so pass
+// textnorm stems (textnorm.Terms, textnorm.Stem). No stems match nothing,
+// like a keyword without words.
+func (x *Index) ItemsWithAll(stems []string) []int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.withAll(stems)
+}
+
+// ItemsMatching returns the IDs of items matching a keyword list with the
+// cursor's semantics (BOOK_CORE § 6): all words of one keyword must occur,
+// compared by stem, and any keyword may (OR across keywords); sorted by
+// ID. An item matches iff textnorm.NewMatcher(k).Match(item.Text) holds for
+// some keyword k; a keyword without words matches nothing.
+func (x *Index) ItemsMatching(keywords []string) []int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []int
+	for i, k := range keywords {
+		ids := x.withAll(textnorm.Terms(k))
+		if i == 0 {
+			out = ids
+			continue
+		}
+		out = union(out, ids)
+	}
+	return out
+}
+
+// postingLists returns the postings of each stem, or nil if some stem is
+// not indexed (then no item has them all).
+func (x *Index) postingLists(stems []string) [][]posting {
+	lists := make([][]posting, 0, len(stems))
+	for _, s := range stems {
+		t, ok := x.lex.term(s)
+		if !ok || len(x.post[t]) == 0 {
+			return nil
+		}
+		lists = append(lists, x.post[t])
+	}
+	return lists
+}
+
+// withAll intersects the postings of stems, shortest list first.
+func (x *Index) withAll(stems []string) []int {
+	lists := x.postingLists(stems)
+	if len(lists) == 0 {
+		return nil
+	}
+	slices.SortFunc(lists, func(a, b []posting) int { return len(a) - len(b) })
+	pos := make([]int, len(lists))
+	var out []int
+	for _, p := range lists[0] {
+		if inAll(lists[1:], pos[1:], p.item) {
+			out = append(out, int(p.item))
+		}
+	}
+	return out
+}
+
+// inAll reports whether id is in every list, advancing each list's cursor
+// in pos past the items smaller than id (ids are asked in increasing order).
+func inAll(lists [][]posting, pos []int, id int32) bool {
+	for j, l := range lists {
+		i, ok := findPosting(l[pos[j]:], id)
+		pos[j] += i
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// union merges two sorted ID lists without duplicates.
+func union(a, b []int) []int {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
