@@ -1,0 +1,103 @@
+package editor
+
+import (
+	"fmt"
+
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/search"
+)
+
+// CreateCursor makes (or re-creates) a named cursor over a book.
+func (s *Session) CreateCursor(id string, spec cursor.Spec) (cursor.Info, error) {
+	var out cursor.Info
+	err := s.with(id, func(b *book) error {
+		var err error
+		out, err = b.reg.Create(b.doc, spec)
+		return err
+	})
+	return out, err
+}
+
+// Next returns a cursor's next portion.
+func (s *Session) Next(id, name string) (cursor.Portion, error) {
+	var out cursor.Portion
+	err := s.with(id, func(b *book) error {
+		var err error
+		out, err = b.reg.Next(b.doc, b.idx(), name)
+		return err
+	})
+	return out, err
+}
+
+// ResetCursor puts a cursor back at its start.
+func (s *Session) ResetCursor(id, name string) error {
+	return s.with(id, func(b *book) error { return b.reg.Reset(name) })
+}
+
+// DeleteCursor removes a cursor.
+func (s *Session) DeleteCursor(id, name string) error {
+	return s.with(id, func(b *book) error { return b.reg.Delete(name) })
+}
+
+// Cursors lists a book's cursors.
+func (s *Session) Cursors(id string) ([]cursor.Info, error) {
+	var out []cursor.Info
+	err := s.with(id, func(b *book) error { out = b.reg.List(); return nil })
+	return out, err
+}
+
+// SearchMode selects exact phrase or ranked search.
+type SearchMode string
+
+// Search modes.
+const (
+	Exact  SearchMode = "exact"
+	Ranked SearchMode = "ranked"
+)
+
+// Search finds items: exact normalised phrase (document order) or BM25
+// ranking (best first). Results are pointers with scores and snippets.
+func (s *Session) Search(id, query string, mode SearchMode, opt search.Options) ([]search.Result, error) {
+	var out []search.Result
+	err := s.with(id, func(b *book) error {
+		var err error
+		switch mode {
+		case Exact, "":
+			out, err = b.idx().Exact(b.doc, query, opt)
+		case Ranked:
+			out, err = b.idx().Ranked(b.doc, query, opt)
+		default:
+			err = fmt.Errorf("%w: unknown search mode %q (exact, ranked)", cursor.ErrSpec, mode)
+		}
+		return err
+	})
+	return out, err
+}
+
+// CursorFromSearch runs a search and makes a cursor that walks its results
+// in their order. spec gives the name and limits (its type is set to search).
+func (s *Session) CursorFromSearch(id, query string, mode SearchMode, opt search.Options, spec cursor.Spec) (cursor.Info, error) {
+	res, err := s.Search(id, query, mode, opt)
+	if err != nil {
+		return cursor.Info{}, err
+	}
+	spec.Type, spec.IDs = cursor.Search, make([]int, len(res))
+	for i, r := range res {
+		spec.IDs[i] = r.ID
+	}
+	if spec.Description == "" {
+		spec.Description = fmt.Sprintf("%s search for %q", mode, query)
+	}
+	return s.CreateCursor(id, spec)
+}
+
+// Cursor describes one cursor of a book.
+func (s *Session) Cursor(id, name string) (cursor.Info, error) {
+	var out cursor.Info
+	err := s.with(id, func(b *book) error {
+		var err error
+		out, err = b.reg.Get(name)
+		return err
+	})
+	return out, err
+}

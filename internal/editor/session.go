@@ -1,0 +1,249 @@
+// Package editor is the single API over open books that the CLI, the agent
+// tools, the HTTP server and the MCP server call: a Session opens documents
+// and holds, per document, the cursors and target sets, the search index
+// (kept up to date incrementally), the journaled edits with undo, and the
+// atomic save.
+//
+// A Session is safe for concurrent use; every call holds the session lock
+// for its duration. Results are values: nothing returned aliases the
+// document's internal state.
+package editor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/search"
+	"github.com/aitexteditor/aite/internal/textdiff"
+)
+
+// Errors of the session.
+var (
+	ErrUnknownBook = errors.New("no such book in the session")
+	ErrIO          = errors.New("book file")
+)
+
+// Session holds open books.
+type Session struct {
+	mu    sync.Mutex
+	books map[string]*book
+}
+
+type book struct {
+	id, path   string
+	doc        *document.Document
+	index      *search.Index // built on first use
+	reg        *cursor.Registry
+	saved      []byte // the source as last read or saved
+	savedVer   int
+	savedEdits int // journal length at the last save
+}
+
+// New returns an empty session.
+func New() *Session { return &Session{books: map[string]*book{}} }
+
+// BookInfo describes an open book.
+type BookInfo struct {
+	ID      string `json:"id"`
+	Path    string `json:"path,omitempty"`
+	Items   int    `json:"items"`
+	Bytes   int    `json:"bytes"`
+	Version int    `json:"version"`
+	Edits   int    `json:"edits"`
+	// Unsaved counts the edits since the book was last read or saved.
+	Unsaved int  `json:"unsaved"`
+	Dirty   bool `json:"dirty"`
+}
+
+// Open reads a Markdown file into the session; its ID is the path as
+// given. Opening an open path returns the open book.
+func (s *Session) Open(path string) (BookInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.books[path]; b != nil {
+		return b.info(), nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return BookInfo{}, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	b := newBook(path, path, src)
+	s.books[path] = b
+	return b.info(), nil
+}
+
+// Load puts a book held in memory into the session under an ID (replacing
+// a book of that ID). It has no file until saved with a path.
+func (s *Session) Load(id string, src []byte) BookInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := newBook(id, "", bytes.Clone(src))
+	s.books[id] = b
+	return b.info()
+}
+
+func newBook(id, path string, src []byte) *book {
+	d := markdown.Parse(src)
+	return &book{id: id, path: path, doc: d, reg: cursor.NewRegistry(d), saved: src}
+}
+
+// Close drops a book from the session (unsaved edits are lost).
+func (s *Session) Close(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.books[id] == nil {
+		return s.unknown(id)
+	}
+	delete(s.books, id)
+	return nil
+}
+
+// Books describes the open books by ID.
+func (s *Session) Books() []BookInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]BookInfo, 0, len(s.books))
+	for _, b := range s.books {
+		out = append(out, b.info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (b *book) info() BookInfo {
+	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: len(b.doc.Source()),
+		Version: b.doc.Version(), Edits: len(b.doc.Journal()), Dirty: b.doc.Version() != b.savedVer,
+		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits)}
+}
+
+func (s *Session) unknown(id string) error {
+	ids := make([]string, 0, len(s.books))
+	for k := range s.books {
+		ids = append(ids, k)
+	}
+	sort.Strings(ids)
+	return fmt.Errorf("%w: %q (open books: %v)", ErrUnknownBook, id, ids)
+}
+
+// with runs f on a book under the lock.
+func (s *Session) with(id string, f func(*book) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.books[id]
+	if b == nil {
+		return s.unknown(id)
+	}
+	return f(b)
+}
+
+// idx returns the book's search index, built or brought up to date.
+func (b *book) idx() *search.Index {
+	if b.index == nil || b.index.Version() != b.doc.Version() {
+		b.index = search.Build(b.doc)
+	}
+	return b.index
+}
+
+// Source returns a copy of the book's current bytes.
+func (s *Session) Source(id string) ([]byte, error) {
+	var out []byte
+	err := s.with(id, func(b *book) error { out = bytes.Clone(b.doc.Source()); return nil })
+	return out, err
+}
+
+// SaveOptions controls Save.
+type SaveOptions struct {
+	// Path to write; "" writes to the book's own path.
+	Path string
+	// Backup keeps the previous version as Path+".bak".
+	Backup bool
+	// Force writes even when nothing changed since the last save.
+	Force bool
+	// Record, when set, journals the save as a command with this label, so
+	// `UndoCommand` can restore the version before it (book files only).
+	Record string
+}
+
+// SaveResult reports a save.
+type SaveResult struct {
+	Path    string `json:"path"`
+	Backup  string `json:"backup,omitempty"`
+	Bytes   int    `json:"bytes"`
+	Written bool   `json:"written"`
+}
+
+// Save writes the book atomically (temp file, fsync, rename), with a
+// backup of the previous version when asked.
+func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
+	var res SaveResult
+	err := s.with(id, func(b *book) error {
+		path := opt.Path
+		if path == "" {
+			path = b.path
+		}
+		if path == "" {
+			return fmt.Errorf("%w: book %q has no file; give a path to save it to", ErrIO, id)
+		}
+		src := b.doc.Source()
+		res = SaveResult{Path: path, Bytes: len(src)}
+		if !opt.Force && path == b.path && b.doc.Version() == b.savedVer {
+			return nil
+		}
+		if err := atomicfile.Write(path, src, atomicfile.Options{Backup: opt.Backup}); err != nil {
+			return fmt.Errorf("%w: %w", ErrIO, err)
+		}
+		res.Written = true
+		if bak := backupOf(path); opt.Backup && exists(bak) {
+			res.Backup = bak
+		}
+		if opt.Record != "" {
+			edits := len(b.doc.Journal()) - b.savedEdits
+			if err := record(path, opt.Record, b.saved, src, max(edits, 0), time.Now()); err != nil {
+				return err
+			}
+		}
+		if path == b.path || b.path == "" {
+			b.path, b.saved, b.savedVer = path, bytes.Clone(src), b.doc.Version()
+			b.savedEdits = len(b.doc.Journal())
+		}
+		return nil
+	})
+	return res, err
+}
+
+// backupOf is where atomicfile keeps the backup of path: beside the file a
+// symlink points to.
+func backupOf(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p + ".bak"
+	}
+	return path + ".bak"
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Diff returns the unified diff from the last read or saved version to the
+// current one ("" when equal).
+func (s *Session) Diff(id string) (string, error) {
+	var out string
+	err := s.with(id, func(b *book) error {
+		name := strings.TrimLeft(filepath.ToSlash(filepath.Clean(b.id)), "/")
+		out = textdiff.Unified("a/"+name, "b/"+name, b.saved, b.doc.Source(), 3)
+		return nil
+	})
+	return out, err
+}
