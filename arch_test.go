@@ -44,6 +44,8 @@ var architecture = map[string][]string{
 	"llm":            nil,
 	"llm/openai":     {"llm"},
 	"llm/llmtest":    {"llm", "llm/openai"},
+	"llm/anthropic":  {"llm"},
+	"llm/models":     {"llm", "llm/openai", "llm/anthropic"},
 	"cursoragent":    {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
 	"tool":           {"llm"},
 	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
@@ -54,7 +56,8 @@ var architecture = map[string][]string{
 	"api":            nil,
 	"server":         {"api", "agent", "agentdef", "store", "store/*", "editor", "tool", "tool/booktools", "llm", "cursoragent"},
 	"mcpserver":      {"editor", "tool", "tool/booktools"},
-	"cli":            {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm"},
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
+		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.

@@ -1,0 +1,198 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/aitexteditor/aite/internal/llm"
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// statusError is an HTTP response with status >= 400, captured by the
+// middleware before the SDK parses it.
+type statusError struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
+
+// captureStatus turns an HTTP error response into a *statusError, keeping the
+// status, headers and body, so that the mapping does not depend on how the
+// SDK parses error bodies.
+func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < http.StatusBadRequest {
+		return res, err
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	_ = res.Body.Close()
+	return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+}
+
+// streamErrorPrefix starts the SDK's error for an in-stream error event when
+// it cannot build an *anthropic.Error.
+const streamErrorPrefix = "received error while streaming: "
+
+// classify maps any failure to an *llm.Error. emitted says whether events
+// were already yielded: a broken connection is then Protocol, not Network.
+func (p *Provider) classify(ctx context.Context, err error, emitted bool) *llm.Error {
+	if ce := llm.ContextError(ctx); ce != nil {
+		return ce
+	}
+	var se *statusError
+	if errors.As(err, &se) {
+		return p.fromStatus(se)
+	}
+	var ae *anthropic.Error
+	if errors.As(err, &ae) { // only in-stream error events reach the SDK's error type
+		return fromErrorEvent([]byte(ae.RawJSON()), err)
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, streamErrorPrefix) {
+		return fromErrorEvent([]byte(strings.TrimPrefix(msg, streamErrorPrefix)), err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &llm.Error{Kind: llm.Timeout, Message: "network timeout", Err: err}
+	}
+	if isNetwork(err) {
+		if emitted {
+			return &llm.Error{Kind: llm.Protocol, Message: "the stream broke off", Err: err}
+		}
+		return &llm.Error{Kind: llm.Network, Message: "connection failed", Err: err}
+	}
+	return &llm.Error{Kind: llm.Protocol, Message: "malformed stream", Err: err}
+}
+
+// isNetwork reports transport-level failures.
+func isNetwork(err error) bool {
+	var ue *url.Error
+	var oe *net.OpError
+	return errors.As(err, &ue) || errors.As(err, &oe) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// fromStatus maps an HTTP error response: 401/403 Auth, 429 RateLimited,
+// 408 Timeout, 5xx (529 included) Server, a 4xx saying the prompt is too
+// long ContextTooLong, other 4xx BadRequest. RateLimited and Server keep the
+// server's Retry-After.
+func (p *Provider) fromStatus(se *statusError) *llm.Error {
+	typ, msg := errorBody(se.body)
+	e := &llm.Error{Status: se.status, Message: msg, Err: se}
+	switch s := se.status; {
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		e.Kind = llm.Auth
+	case s == http.StatusTooManyRequests:
+		e.Kind = llm.RateLimited
+	case s == http.StatusRequestTimeout:
+		e.Kind = llm.Timeout
+	case s >= 500:
+		e.Kind = llm.Server
+	case contextTooLong(msg, se.body):
+		e.Kind = llm.ContextTooLong
+	default:
+		e.Kind = llm.BadRequest
+	}
+	if typ != "" && e.Message != "" {
+		e.Message = typ + ": " + e.Message
+	}
+	if e.Kind == llm.RateLimited || e.Kind == llm.Server {
+		e.RetryAfter = parseRetryAfter(se.header, p.cfg.Now())
+	}
+	return e
+}
+
+// fromErrorEvent maps the data of an in-stream "error" event:
+// rate_limit_error is RateLimited, invalid_request_error BadRequest (or
+// ContextTooLong), anything else (overloaded_error, api_error) Server.
+func fromErrorEvent(data []byte, cause error) *llm.Error {
+	typ, msg := errorBody(data)
+	e := &llm.Error{Kind: llm.Server, Message: "stream error", Err: cause}
+	switch typ {
+	case "rate_limit_error":
+		e.Kind = llm.RateLimited
+	case "invalid_request_error":
+		e.Kind = llm.BadRequest
+		if contextTooLong(msg, data) {
+			e.Kind = llm.ContextTooLong
+		}
+	}
+	if typ != "" {
+		e.Message = typ
+	}
+	if msg != "" {
+		e.Message += ": " + msg
+	}
+	return e
+}
+
+// contextMarkers identify "prompt too long" errors.
+var contextMarkers = []string{"prompt is too long", "context window", "context length", "too many tokens"}
+
+func contextTooLong(msg string, body []byte) bool {
+	text := strings.ToLower(msg + " " + string(body))
+	for _, m := range contextMarkers {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMessage bounds the error text kept from a response body.
+const maxMessage = 500
+
+// errorBody reads Anthropic's {"type":"error","error":{"type","message"}}
+// (or a bare {"type","message"}); for other bodies it returns the trimmed
+// text as the message.
+func errorBody(body []byte) (typ, msg string) {
+	type detail struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	var v struct {
+		detail
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner detail
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && (inner.Type != "" || inner.Message != ""):
+			return inner.Type, truncate(inner.Message)
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return "", truncate(s)
+		case v.Message != "":
+			return v.Type, truncate(v.Message)
+		}
+	}
+	return "", truncate(strings.TrimSpace(string(body)))
+}
+
+// truncate cuts s to maxMessage bytes on a rune boundary.
+func truncate(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,126 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrorKind classifies provider failures.
+type ErrorKind string
+
+// The error kinds.
+const (
+	RateLimited    ErrorKind = "rate_limited"     // HTTP 429
+	BadRequest     ErrorKind = "bad_request"      // other 4xx: the request itself is wrong
+	Auth           ErrorKind = "auth"             // HTTP 401/403
+	ContextTooLong ErrorKind = "context_too_long" // the prompt exceeds the model's context window
+	Server         ErrorKind = "server"           // 5xx or an error event inside the stream
+	Canceled       ErrorKind = "canceled"         // the caller's context was canceled
+	Timeout        ErrorKind = "timeout"          // a deadline (per-call timeout or the caller's) passed
+	Network        ErrorKind = "network"          // connection failure before any output
+	Protocol       ErrorKind = "protocol"         // broken or malformed stream
+)
+
+// Error is the error every Provider returns. Use errors.As to get it, or
+// IsKind / KindOf.
+type Error struct {
+	Kind       ErrorKind
+	Status     int           // HTTP status, 0 when none
+	Message    string        // upstream or local explanation; never contains credentials
+	RetryAfter time.Duration // server-requested delay (429/503), 0 when none
+	Err        error         // the underlying cause, if any
+}
+
+// Error formats the kind, status, message and cause.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("llm: ")
+	b.WriteString(string(e.Kind))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retriable reports whether the same request may succeed later: rate limits,
+// server errors, network failures and timeouts.
+func (e *Error) Retriable() bool {
+	switch e.Kind {
+	case RateLimited, Server, Network, Timeout:
+		return true
+	}
+	return false
+}
+
+// KindOf returns the kind of the first *Error in err's chain, or "".
+func KindOf(err error) ErrorKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ""
+}
+
+// IsKind reports whether err's chain holds an *Error of the given kind.
+func IsKind(err error, kind ErrorKind) bool { return KindOf(err) == kind }
+
+// IsRetriable reports whether err's chain holds a retriable *Error.
+func IsRetriable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retriable()
+}
+
+// ContextError converts the error of a done context into an *Error:
+// Timeout for an expired deadline, Canceled otherwise. It returns nil when
+// ctx is not done.
+func ContextError(ctx context.Context) *Error {
+	err := ctx.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: Timeout, Message: "deadline exceeded", Err: err}
+	default:
+		return &Error{Kind: Canceled, Message: "canceled", Err: err}
+	}
+}
+
+// Sentinels of structured output; a *SchemaError unwraps to one of them.
+var (
+	// ErrUnparsable: the reply holds no parsable JSON object (or no call of
+	// the forced tool).
+	ErrUnparsable = errors.New("reply is not a JSON object")
+	// ErrInvalid: the reply's JSON does not validate against the schema.
+	ErrInvalid = errors.New("reply does not match the schema")
+)
+
+// SchemaError reports a structured reply that could not be parsed or does
+// not validate. Raw and Problems are meant for a corrective turn that shows
+// the model what was wrong.
+type SchemaError struct {
+	Raw      string   // the text or tool arguments the model produced
+	Problems []string // one line per problem
+	Cause    error    // ErrUnparsable or ErrInvalid
+}
+
+// Error lists the problems.
+func (e *SchemaError) Error() string {
+	return "llm: " + e.Cause.Error() + ": " + strings.Join(e.Problems, "; ")
+}
+
+// Unwrap returns ErrUnparsable or ErrInvalid.
+func (e *SchemaError) Unwrap() error { return e.Cause }

@@ -1,0 +1,136 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
+)
+
+func TestCollect(t *testing.T) {
+	u := llm.Usage{InputTokens: 10, OutputTokens: 3}
+	seq := llmtest.NewScripted(llmtest.Join(
+		llmtest.Reasoning("th"), llmtest.Reasoning("ink"), llmtest.Chunks("a", "b"),
+		llmtest.Calls(llmtest.Call("f", `{"x":1}`), llm.ToolCall{ID: "given", Name: "g"}),
+	).WithUsage(u)).Stream(context.Background(), &llm.Request{})
+	resp, err := llm.Collect(seq)
+	require.NoError(t, err)
+	require.Equal(t, llm.Response{
+		Message: llm.Message{Role: llm.RoleAssistant, Content: "ab", Reasoning: "think", ToolCalls: []llm.ToolCall{
+			{ID: "call_1", Name: "f", Arguments: `{"x":1}`}, {ID: "given", Name: "g"}}},
+		Usage:  u,
+		Finish: llm.FinishToolCalls,
+	}, resp)
+}
+
+func TestCollectPartialOnError(t *testing.T) {
+	boom := &llm.Error{Kind: llm.Server, Message: "boom"}
+	events := []llm.Event{
+		{Kind: llm.EventTextDelta, Text: "par"},
+		{Kind: llm.EventToolCallStart, Index: 0, Call: &llm.ToolCall{ID: "a", Name: "f"}},
+		{Kind: llm.EventToolCallDelta, Index: 0, Text: `{"q":`},
+	}
+	resp, err := llm.Collect(llmtest.NewScripted(llmtest.Reply{Events: events, Err: boom}).Stream(context.Background(), &llm.Request{}))
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, "par", resp.Message.Content)
+	require.Equal(t, []llm.ToolCall{{ID: "a", Name: "f", Arguments: `{"q":`}}, resp.Message.ToolCalls)
+	require.Equal(t, llm.FinishReason(""), resp.Finish)
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		kind      llm.ErrorKind
+		retriable bool
+	}{
+		{llm.RateLimited, true}, {llm.Server, true}, {llm.Network, true}, {llm.Timeout, true},
+		{llm.BadRequest, false}, {llm.Auth, false}, {llm.ContextTooLong, false}, {llm.Canceled, false}, {llm.Protocol, false},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			cause := errors.New("cause")
+			err := fmt.Errorf("turn 3: %w", &llm.Error{Kind: tc.kind, Status: 418, Message: "msg", Err: cause})
+			require.Equal(t, tc.retriable, llm.IsRetriable(err))
+			require.True(t, llm.IsKind(err, tc.kind))
+			require.Equal(t, tc.kind, llm.KindOf(err))
+			require.ErrorIs(t, err, cause)
+			require.Equal(t, "turn 3: llm: "+string(tc.kind)+" (HTTP 418): msg: cause", err.Error())
+		})
+	}
+	require.Equal(t, llm.ErrorKind(""), llm.KindOf(errors.New("plain")))
+	require.False(t, llm.IsRetriable(errors.New("plain")))
+}
+
+func TestContextError(t *testing.T) {
+	require.Nil(t, llm.ContextError(context.Background()))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.Equal(t, llm.Canceled, llm.ContextError(ctx).Kind)
+	ctx, cancel = context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	e := llm.ContextError(ctx)
+	require.Equal(t, llm.Timeout, e.Kind)
+	require.ErrorIs(t, e, context.DeadlineExceeded)
+}
+
+func TestUsageAndPricing(t *testing.T) {
+	u := llm.Usage{InputTokens: 1000, CachedInputTokens: 400, OutputTokens: 500, Cost: 1}
+	require.Equal(t, llm.Usage{InputTokens: 2000, CachedInputTokens: 800, OutputTokens: 1000, Cost: 2}, u.Add(u))
+	p := llm.Pricing{InputPer1K: 2, CachedInputPer1K: 1, OutputPer1K: 8}
+	require.InDelta(t, 600*2/1000.0+400*1/1000.0+500*8/1000.0, p.Cost(u), 1e-12)
+	noCacheRate := llm.Pricing{InputPer1K: 2, OutputPer1K: 8}
+	require.InDelta(t, 1000*2/1000.0+500*8/1000.0, noCacheRate.Cost(u), 1e-12)
+	require.Zero(t, llm.Pricing{}.Cost(u))
+}
+
+func TestEstimateTokens(t *testing.T) {
+	cases := []struct {
+		s    string
+		want int
+	}{
+		{"", 0},
+		{"a", 1},          // ceil(1/4)
+		{"abcd", 1},       // 4 Latin runes
+		{"abcde", 2},      // ceil(5/4)
+		{"привет", 3},     // ceil(6/2.5) = ceil(2.4)
+		{"приве", 2},      // 5 Cyrillic runes = 2 tokens exactly
+		{"мир, world", 3}, // ceil(3/2.5 + 7/4) = ceil(1.2+1.75)
+		{"日本語", 3},        // one per CJK rune
+		{"ёЁ", 1},         // ceil(0.8)
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, llm.EstimateTokens(tc.s), tc.s)
+	}
+}
+
+func TestRequestClone(t *testing.T) {
+	orig := &llm.Request{
+		Model:             "m",
+		Messages:          []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a"}}}},
+		Tools:             []llm.Tool{{Name: "f", Parameters: []byte(`{}`)}},
+		ResponseFormat:    &llm.ResponseFormat{Type: llm.FormatJSONSchema, Schema: []byte(`{}`)},
+		Temperature:       new(0.5),
+		TopP:              new(0.9),
+		Reasoning:         &llm.ReasoningConfig{Effort: "low"},
+		ParallelToolCalls: new(true),
+	}
+	c := orig.Clone()
+	require.Equal(t, orig, c)
+	c.Messages[0].ToolCalls[0].ID = "changed"
+	c.Tools[0].Parameters[0] = '['
+	c.ResponseFormat.Schema[0] = '['
+	*c.Temperature, *c.TopP, c.Reasoning.Effort, *c.ParallelToolCalls = 1, 1, "high", false
+	require.Equal(t, "a", orig.Messages[0].ToolCalls[0].ID)
+	require.Equal(t, "{}", string(orig.Tools[0].Parameters))
+	require.Equal(t, "{}", string(orig.ResponseFormat.Schema))
+	require.Equal(t, 0.5, *orig.Temperature)
+	require.Equal(t, "low", orig.Reasoning.Effort)
+	require.True(t, *orig.ParallelToolCalls)
+	require.Nil(t, (*llm.Request)(nil).Clone())
+	require.Nil(t, (&llm.Request{}).Clone().Messages)
+}

@@ -1,0 +1,208 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/openai/openai-go/v3/option"
+	"github.com/tidwall/gjson"
+
+	"github.com/aitexteditor/aite/internal/llm"
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// statusError is an HTTP response with status >= 400, captured by the
+// middleware before the SDK parses it.
+type statusError struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
+
+// captureStatus turns an HTTP error response into a *statusError, keeping the
+// status, headers and body. (The SDK's own *apierror.Error prints only the
+// status, and a body like {"error":"text"}, as Ollama and llama.cpp send,
+// comes back as a bare *json.UnmarshalTypeError with the status lost.)
+func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < http.StatusBadRequest {
+		return res, err
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	_ = res.Body.Close()
+	return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+}
+
+// classify maps any failure to an *llm.Error. streamed says whether chunks
+// were already received: a broken connection is then Protocol, not Network.
+func (p *Provider) classify(ctx context.Context, err error, streamed bool) *llm.Error {
+	if ce := llm.ContextError(ctx); ce != nil {
+		return ce
+	}
+	var se *statusError
+	var ie *inStreamError
+	switch {
+	case errors.As(err, &se):
+		return p.fromStatus(se)
+	case errors.As(err, &ie):
+		return ie.llmError()
+	case errors.Is(err, errEmptyStream), errors.Is(err, errMalformedChunk), errors.Is(err, errEventTooLarge):
+		return &llm.Error{Kind: llm.Protocol, Message: err.Error()}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &llm.Error{Kind: llm.Timeout, Message: "network timeout", Err: err}
+	}
+	if isNetwork(err) {
+		if streamed {
+			return &llm.Error{Kind: llm.Protocol, Message: "the stream broke off", Err: err}
+		}
+		return &llm.Error{Kind: llm.Network, Message: "connection failed", Err: err}
+	}
+	return &llm.Error{Kind: llm.Protocol, Message: "malformed stream", Err: err}
+}
+
+// isNetwork reports transport-level failures.
+func isNetwork(err error) bool {
+	var ue *url.Error
+	var oe *net.OpError
+	return errors.As(err, &ue) || errors.As(err, &oe) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// fromStatus maps an HTTP error response.
+func (p *Provider) fromStatus(se *statusError) *llm.Error {
+	e := &llm.Error{Status: se.status, Message: errorMessage(se.body), Err: se}
+	switch s := se.status; {
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		e.Kind = llm.Auth
+	case s == http.StatusTooManyRequests:
+		e.Kind = llm.RateLimited
+	case s == http.StatusRequestTimeout:
+		e.Kind = llm.Timeout
+	case s >= 500:
+		e.Kind = llm.Server
+	case contextTooLong(se.body):
+		e.Kind = llm.ContextTooLong
+	default:
+		e.Kind = llm.BadRequest
+	}
+	if e.Kind == llm.RateLimited || e.Kind == llm.Server {
+		e.RetryAfter = parseRetryAfter(se.header, p.cfg.Now())
+	}
+	return e
+}
+
+// contextMarkers identify "prompt too long" errors across servers.
+var contextMarkers = []string{
+	"context_length_exceeded", "maximum context length", "too many tokens",
+	"context window", "prompt is too long", "exceeds the context",
+}
+
+func contextTooLong(body []byte) bool {
+	text := strings.ToLower(string(body))
+	for _, m := range contextMarkers {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMessage bounds the error text kept from a response body.
+const maxMessage = 500
+
+// errorMessage extracts a readable message from an error body:
+// {"error":{"message"}}, {"error":"…"}, {"message"} or {"detail"}; else the
+// trimmed text.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return truncate(inner.Message)
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return truncate(s)
+		case v.Message != "":
+			return truncate(v.Message)
+		case v.Detail != nil:
+			return truncate(fmt.Sprint(v.Detail))
+		}
+	}
+	return truncate(strings.TrimSpace(string(body)))
+}
+
+// errMalformedChunk: a data payload that is not valid JSON.
+var errMalformedChunk = errors.New("malformed chunk (not JSON)")
+
+// inStreamError is an {"error":{…}} event inside a stream, as gateways send
+// when the upstream fails after the HTTP status was written.
+type inStreamError struct {
+	code    int64
+	message string
+}
+
+func (e *inStreamError) Error() string { return "error event in stream: " + e.message }
+
+// llmError maps the event: a code of 429 means RateLimited, anything else
+// Server.
+func (e *inStreamError) llmError() *llm.Error {
+	kind := llm.Server
+	if e.code == http.StatusTooManyRequests {
+		kind = llm.RateLimited
+	}
+	return &llm.Error{Kind: kind, Message: e.message, Err: e}
+}
+
+// chunkError returns the *inStreamError of a payload with an "error" member.
+func chunkError(data []byte) error {
+	if !gjson.ValidBytes(data) {
+		return errMalformedChunk
+	}
+	return chunkErrorOf(gjson.ParseBytes(data))
+}
+
+func chunkErrorOf(root gjson.Result) error {
+	e := root.Get("error")
+	if !e.Exists() || e.Type == gjson.Null {
+		return nil
+	}
+	msg := errorMessage([]byte(root.Raw))
+	if msg == "" {
+		msg = truncate(e.Raw)
+	}
+	return &inStreamError{code: e.Get("code").Int(), message: msg}
+}
+
+func truncate(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
