@@ -1,0 +1,99 @@
+package cursoragent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// result builds the task's result from its state.
+func (a *Agent) result(st *TaskState) Result {
+	t := st.Task
+	r := Result{TaskID: t.ID, EvidenceCount: len(st.Found), NextAfterPointer: st.NextAfter,
+		CursorComplete: st.Complete, StepsUsed: st.Steps, StoppedBy: st.StoppedBy, Usage: st.Usage,
+		Dropped: st.Dropped, Skipped: st.Skipped, Warnings: st.Warnings}
+	r.Evidence = a.current(t.Book, st.Found[:min(len(st.Found), t.Limits.EvidenceKept)])
+	var pick *Evidence
+	switch t.Mode {
+	case FirstMatch, Last:
+		if len(st.Found) > 0 {
+			pick = &st.Found[0]
+		}
+	case Nth:
+		if len(st.Found) >= t.N {
+			pick = &st.Found[t.N-1]
+		}
+	}
+	if pick != nil && t.Select == "" {
+		a.choose(t.Book, &r, *pick, pick.Reason)
+	}
+	r.Summary = a.summary(st, r)
+	return r
+}
+
+// choose sets the picked item with its current pointer.
+func (a *Agent) choose(book string, r *Result, e Evidence, why string) {
+	cur := a.current(book, []Evidence{e})[0]
+	r.Success, r.Pointer, r.WhyThis = true, cur.Pointer.String(), why
+	r.Excerpt = clip(cur.Markdown, DefaultExcerpt)
+}
+
+// current refreshes pointers and Markdown of evidence (edits may have
+// moved labels since it was found).
+func (a *Agent) current(book string, es []Evidence) []Evidence {
+	out := make([]Evidence, len(es))
+	for i, e := range es {
+		out[i] = e
+		if v, err := a.Session.Resolve(book, fmt.Sprint(e.Pointer.ID)); err == nil {
+			out[i].Pointer, out[i].Index, out[i].Markdown = v.Pointer, v.Index, v.Markdown
+		}
+	}
+	return out
+}
+
+func (a *Agent) summary(st *TaskState, r Result) string {
+	t := st.Task
+	switch {
+	case t.Mode == Aggregate:
+		return clip(st.note(), t.Limits.SummaryChars)
+	case r.Success:
+		return fmt.Sprintf("%s: %s (%d matching items seen).", t.Mode, r.Pointer, len(st.Found))
+	case t.Mode == Collect:
+		return fmt.Sprintf("%d matching items.", len(st.Found))
+	case st.StoppedBy == "step_limit":
+		return fmt.Sprintf("Not found yet: the step limit (%d batches) was reached after %d matching items; resume the task to read on from %s.",
+			t.Limits.MaxSteps, len(st.Found), st.NextAfter)
+	default:
+		return fmt.Sprintf("Not found: %d matching items in the whole cursor (needed %d).", len(st.Found), need(t))
+	}
+}
+
+func need(t Task) int {
+	if t.Mode == Nth {
+		return t.N
+	}
+	return 1
+}
+
+// finish completes Collect (the target set) and Select (the finaliser).
+func (a *Agent) finish(ctx context.Context, st *TaskState, r *Result) error {
+	t := st.Task
+	if t.Mode == Collect && len(st.Found) > 0 {
+		ptrs := make([]string, len(st.Found))
+		ordered := append([]Evidence(nil), st.Found...)
+		sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Index < ordered[j].Index })
+		for i, e := range ordered {
+			ptrs[i] = fmt.Sprint(e.Pointer.ID)
+		}
+		rep, err := a.Session.CreateTargets(t.Book, t.TargetSet, ptrs)
+		if err != nil {
+			return err
+		}
+		r.TargetSet, r.Success = rep.Name, true
+		r.Summary = fmt.Sprintf("%d matching items collected into the target set '%s'.", rep.Count, rep.Name)
+	}
+	if t.Select != "" && st.StoppedBy != "step_limit" {
+		return a.finalise(ctx, st, r)
+	}
+	return nil
+}

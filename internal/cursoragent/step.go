@@ -1,0 +1,281 @@
+package cursoragent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/pointer"
+)
+
+//go:embed prompt.md
+var systemPrompt string
+
+const dedupRule = "Report an item at most once; items already in the evidence are ignored, and only pointers of the current batch count."
+
+// decision is the model's JSON answer.
+type decision struct {
+	Action          string        `json:"action"`
+	BatchFound      bool          `json:"batchFound"`
+	NewEvidence     []evidenceOut `json:"newEvidence"`
+	Progress        string        `json:"progress"`
+	NeedMoreContext bool          `json:"needMoreContext"`
+	ContextPointers []string      `json:"contextPointers"`
+}
+
+type evidenceOut struct {
+	Pointer string `json:"pointer"`
+	Excerpt string `json:"excerpt"`
+	Reason  string `json:"reason"`
+}
+
+// step reads one batch: asks the model, absorbs its evidence, moves on.
+func (a *Agent) step(ctx context.Context, st *TaskState, p cursor.Portion) error {
+	t := &st.Task
+	if len(p.Items) == 0 {
+		st.Complete, st.StoppedBy = true, "cursor_complete"
+		return nil
+	}
+	dec, err := a.decide(ctx, st, p)
+	if err != nil && !errors.Is(err, errSkip) {
+		return err // the batch will be read again on resume
+	}
+	st.Steps++
+	st.Usage.Batches++
+	st.Usage.Items += len(p.Items)
+	for _, it := range p.Items {
+		st.Usage.Bytes += len(it.Markdown)
+	}
+	switch {
+	case errors.Is(err, errSkip):
+		msg := fmt.Sprintf("batch %s…%s skipped: %v", p.Items[0].Pointer, p.Items[len(p.Items)-1].Pointer, err)
+		st.Skipped = append(st.Skipped, msg)
+	default:
+		a.absorb(st, p, dec)
+	}
+	st.NextAfter = p.NextAfterPointer
+	st.Complete = !p.HasMore
+	st.Seen = tail(pointersOf(p), 3)
+	a.stopCheck(st, dec)
+	if a.OnProgress != nil {
+		a.OnProgress(Progress{TaskID: t.ID, Batch: st.Usage.Batches, First: p.Items[0].Pointer.String(),
+			Last: p.NextAfterPointer, Items: len(p.Items), Evidence: len(st.Found), Calls: st.Usage.Calls, HasMore: p.HasMore,
+			Estimated: st.Usage.Batches + (p.Remaining+len(p.Items)-1)/len(p.Items)})
+	}
+	return nil
+}
+
+// stopCheck decides in code whether the task is done.
+func (a *Agent) stopCheck(st *TaskState, dec decision) {
+	t, n := &st.Task, len(st.Found)
+	switch {
+	case t.Select == "" && (t.Mode == FirstMatch || t.Mode == Last) && n >= 1:
+		st.StoppedBy = "found"
+	case t.Select == "" && t.Mode == Nth && n >= t.N:
+		st.StoppedBy = "found"
+	case t.MaxEvidence > 0 && n >= t.MaxEvidence && (t.Mode == Collect || t.Select != ""):
+		st.StoppedBy = "evidence_limit"
+	case st.Complete:
+		st.StoppedBy = "cursor_complete"
+	case t.Mode == Aggregate && dec.Action == "stop":
+		st.StoppedBy = "model_stop"
+	}
+}
+
+var errSkip = errors.New("no valid reply")
+
+// decide asks the model about a batch, with corrective turns for broken
+// replies and one re-ask with neighbours when the model needs context.
+func (a *Agent) decide(ctx context.Context, st *TaskState, p cursor.Portion) (decision, error) {
+	var extra []cursor.Item
+	msgs := a.messages(st, p, extra)
+	contextGiven := false
+	var lastErr error
+	for attempt := 0; attempt <= st.Task.Limits.Retries; {
+		raw, err := a.call(ctx, st, msgs)
+		if err != nil {
+			return decision{}, err
+		}
+		dec, perr := parseDecision(raw)
+		if perr == nil && dec.NeedMoreContext && !contextGiven && len(dec.ContextPointers) > 0 {
+			contextGiven = true
+			extra = a.neighbours(st.Task.Book, dec.ContextPointers, p)
+			msgs = a.messages(st, p, extra)
+			continue
+		}
+		if perr == nil {
+			return dec, nil
+		}
+		lastErr = perr
+		if attempt++; attempt > st.Task.Limits.Retries {
+			break
+		}
+		st.Usage.Corrective++
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: raw},
+			llm.Message{Role: llm.RoleUser, Content: "Return only one JSON action. " + perr.Error()})
+	}
+	return decision{}, fmt.Errorf("%w after %d corrective turns: %v", errSkip, st.Task.Limits.Retries, lastErr)
+}
+
+// call makes one model call and returns the reply text (or the arguments of
+// the forced decision call).
+func (a *Agent) call(ctx context.Context, st *TaskState, msgs []llm.Message) (string, error) {
+	return a.callWith(ctx, st, msgs, "cursor_decision", decisionSchema)
+}
+
+// callWith asks for a reply of the given schema: native structured output
+// when the model has it, else one forced tool call.
+func (a *Agent) callWith(ctx context.Context, st *TaskState, msgs []llm.Message, name string, schema json.RawMessage) (string, error) {
+	req := &llm.Request{Model: a.Model, Messages: msgs}
+	if a.JSONSchema {
+		req.ResponseFormat = &llm.ResponseFormat{Type: "json_schema", Name: name, Schema: schema, Strict: true}
+	} else {
+		req.Tools = []llm.Tool{{Name: name, Description: "Give your answer as the arguments of this call.", Parameters: schema}}
+		req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: name}
+	}
+	resp, err := llm.Collect(a.Provider.Stream(ctx, req))
+	st.Usage.Calls++
+	if err != nil {
+		return "", err
+	}
+	raw := resp.Message.Content
+	for _, c := range resp.Message.ToolCalls {
+		if c.Name == name {
+			raw = c.Arguments
+			break
+		}
+	}
+	in, out := resp.Usage.InputTokens, resp.Usage.OutputTokens
+	if in == 0 {
+		in = estimate(msgs)
+	}
+	if out == 0 {
+		out = llm.EstimateTokens(raw)
+	}
+	st.Usage.InputTokens += in
+	st.Usage.OutputTokens += out
+	return raw, nil
+}
+
+func estimate(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += llm.EstimateTokens(m.Content) + 4 // per-message overhead
+	}
+	return n
+}
+
+// parseDecision accepts exactly one JSON object (prose or code fences
+// around it are tolerated) with a valid action.
+func parseDecision(raw string) (decision, error) {
+	if strings.TrimSpace(raw) == "" {
+		return decision{}, errors.New("the reply was empty; answer with one JSON object")
+	}
+	obj, ok := llm.ExtractJSONObject(raw)
+	if !ok {
+		return decision{}, errors.New("the reply holds no complete JSON object")
+	}
+	var d decision
+	if err := json.Unmarshal(obj, &d); err != nil {
+		return decision{}, fmt.Errorf("the JSON does not fit the decision shape: %v", err)
+	}
+	switch d.Action {
+	case "continue", "stop":
+	case "":
+		d.Action = "continue"
+	default:
+		return decision{}, fmt.Errorf("action must be \"continue\" or \"stop\", not %q", d.Action)
+	}
+	return d, nil
+}
+
+// absorb normalises the model's evidence: pointers must belong to the
+// batch (matched leniently), repeats are dropped, the excerpt is replaced by
+// the item's Markdown.
+func (a *Agent) absorb(st *TaskState, p cursor.Portion, dec decision) {
+	var fresh []Evidence
+	for _, e := range dec.NewEvidence {
+		it, ok := inBatch(p, e.Pointer)
+		if !ok || st.has(it.Pointer.ID) || containsID(fresh, it.Pointer.ID) {
+			st.Dropped++
+			continue
+		}
+		fresh = append(fresh, Evidence{Pointer: it.Pointer, Kind: it.Kind, Index: it.Index, Markdown: it.Markdown,
+			Reason: clip(e.Reason, 300)})
+	}
+	back := st.Task.Mode == Last || st.Task.Cursor.Backward
+	sort.SliceStable(fresh, func(i, j int) bool {
+		if back {
+			return fresh[i].Index > fresh[j].Index
+		}
+		return fresh[i].Index < fresh[j].Index
+	})
+	st.Found = append(st.Found, fresh...)
+	if n := strings.TrimSpace(dec.Progress); n != "" {
+		st.Notes = append(st.Notes, clip(n, st.Task.Limits.SummaryChars))
+		st.Notes = tail(st.Notes, 50)
+	}
+}
+
+// inBatch finds the batch item a model pointer names: by ID, by label, or
+// by the canonical form, leniently parsed.
+func inBatch(p cursor.Portion, s string) (cursor.Item, bool) {
+	q, err := pointer.Parse(s)
+	if err != nil {
+		return cursor.Item{}, false
+	}
+	for _, it := range p.Items {
+		if q.ID > 0 && it.Pointer.ID == q.ID && (q.Label == "" || q.Label == it.Pointer.Label) {
+			return it, true
+		}
+	}
+	for _, it := range p.Items {
+		if q.Label != "" && it.Pointer.Label == q.Label {
+			return it, true
+		}
+	}
+	for _, it := range p.Items {
+		if q.ID > 0 && it.Pointer.ID == q.ID {
+			return it, true // a stale label: the ID decides
+		}
+	}
+	return cursor.Item{}, false
+}
+
+func containsID(es []Evidence, id int) bool {
+	for _, e := range es {
+		if e.Pointer.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func pointersOf(p cursor.Portion) []string {
+	out := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		out[i] = it.Pointer.String()
+	}
+	return out
+}
+
+func tail[T any](xs []T, n int) []T {
+	if len(xs) > n {
+		return append([]T(nil), xs[len(xs)-n:]...)
+	}
+	return xs
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
