@@ -1,0 +1,89 @@
+package booktools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+
+	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+//go:embed run_cursor_agent.md
+var runCursorAgentDoc string
+
+type agentParams struct {
+	CursorName        string `json:"cursorName" jsonschema:"the cursor to walk (created before)"`
+	TaskDescription   string `json:"taskDescription" jsonschema:"what counts as a match, in words"`
+	Mode              string `json:"mode,omitempty" jsonschema:"FirstMatch (default), Nth, Last, CollectToTargetSet or AggregateSummary"`
+	N                 int    `json:"n,omitempty" jsonschema:"the ordinal for mode Nth (1-based)"`
+	StartAfterPointer string `json:"startAfterPointer,omitempty" jsonschema:"start after this item"`
+	Context           string `json:"context,omitempty" jsonschema:"background the reader should know"`
+	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches"`
+}
+
+// agentResult is what the model reads: the result without bulky evidence.
+type agentResult struct {
+	cursoragent.Result
+	Evidence []evidenceView `json:"evidence"`
+}
+
+type evidenceView struct {
+	Pointer string `json:"pointer"`
+	Kind    string `json:"kind"`
+	Excerpt string `json:"excerpt"`
+}
+
+func runCursorAgent(env Env) tool.Tool {
+	return tool.Must("cursor_agent-run_cursor_agent", runCursorAgentDoc, func(ctx context.Context, p agentParams) (tool.Result, error) {
+		if env.Agent == nil {
+			return tool.Errorf("tool_failed", "the cursor agent has no model configured; read the cursor with cursor-read_cursor_batch instead"), nil
+		}
+		info, err := env.Session.Cursor(env.Book, p.CursorName)
+		if err != nil {
+			return cursorFailure(err)
+		}
+		spec := info.Spec
+		spec.Name = ""
+		if p.StartAfterPointer != "" {
+			spec.StartAfter = p.StartAfterPointer
+		}
+		mode := cursoragent.Mode(p.Mode)
+		if mode == "" {
+			mode = cursoragent.FirstMatch
+		}
+		a := *env.Agent
+		a.OnProgress = func(pr cursoragent.Progress) {
+			tool.Report(ctx, tool.Progress{Tool: "cursor_agent-run_cursor_agent", Kind: "cursor_agent",
+				Message: fmt.Sprintf("cursor %s: batch %d of ~%d (%s … %s), %d matches so far",
+					p.CursorName, pr.Batch, pr.Estimated, pr.First, pr.Last, pr.Evidence),
+				Data: pr})
+		}
+		res, err := a.Run(ctx, cursoragent.Task{Book: env.Book, Cursor: spec, Goal: p.TaskDescription, Context: p.Context,
+			Mode: mode, N: p.N, MaxEvidence: p.MaxEvidenceCount})
+		switch {
+		case errors.Is(err, cursoragent.ErrTask):
+			return tool.Errorf("invalid_arguments", "%v", err), nil
+		case err != nil:
+			return tool.Result{}, err
+		}
+		return ok(view(res)), nil
+	})
+}
+
+func view(r cursoragent.Result) agentResult {
+	out := agentResult{Result: r, Evidence: make([]evidenceView, len(r.Evidence))}
+	for i, e := range r.Evidence {
+		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: excerpt(e.Markdown, 300)}
+	}
+	return out
+}
+
+func excerpt(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

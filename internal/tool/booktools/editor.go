@@ -1,0 +1,139 @@
+package booktools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+var (
+	//go:embed read.md
+	readDoc string
+	//go:embed replace_text.md
+	replaceDoc string
+	//go:embed insert_before.md
+	insertBeforeDoc string
+	//go:embed insert_after.md
+	insertAfterDoc string
+	//go:embed delete.md
+	deleteDoc string
+	//go:embed create_targets.md
+	targetsDoc string
+	//go:embed get_default_document_id.md
+	defaultDocumentDoc string
+	//go:embed show_user_message.md
+	showMessageDoc string
+)
+
+type readParams struct {
+	Pointer string `json:"pointer" jsonschema:"the item to read"`
+	Before  int    `json:"before,omitempty" jsonschema:"items to show before it (0..200)"`
+	After   int    `json:"after,omitempty" jsonschema:"items to show after it (0..200)"`
+}
+
+type editParams struct {
+	Pointer  string `json:"pointer" jsonschema:"the item to change, or the item next to which to insert"`
+	Markdown string `json:"markdown" jsonschema:"the new Markdown of exactly one block"`
+}
+
+type deleteParams struct {
+	Pointer string `json:"pointer" jsonschema:"the item to delete"`
+}
+
+type targetsParams struct {
+	Label    string   `json:"label" jsonschema:"a name for the target set"`
+	Pointers []string `json:"pointers" jsonschema:"the items to keep"`
+}
+
+type messageParams struct {
+	Message string `json:"message" jsonschema:"the message to show"`
+}
+
+type noParams struct{}
+
+type itemOut struct {
+	Pointer  string `json:"pointer"`
+	Kind     string `json:"kind"`
+	Markdown string `json:"markdown"`
+}
+
+func read(env Env) tool.Tool {
+	return tool.Must("editor-read", readDoc, func(_ context.Context, p readParams) (tool.Result, error) {
+		v, err := env.Session.Read(env.Book, p.Pointer, p.Before, p.After)
+		if err != nil {
+			return failure(err)
+		}
+		items := make([]itemOut, len(v.Items))
+		for i, it := range v.Items {
+			items[i] = itemOut{Pointer: it.Pointer.String(), Kind: string(it.Kind), Markdown: it.Markdown}
+		}
+		return ok(map[string]any{"target": v.Target.String(), "items": items}), nil
+	})
+}
+
+func editTool(env Env, name, doc string, op document.Op) tool.Tool {
+	return tool.Must(name, doc, func(_ context.Context, p editParams) (tool.Result, error) {
+		return edit(env, op, p.Pointer, p.Markdown)
+	})
+}
+
+func replaceText(env Env) tool.Tool {
+	return editTool(env, "editor-replace_text", replaceDoc, document.OpReplace)
+}
+func insertBefore(env Env) tool.Tool {
+	return editTool(env, "editor-insert_before", insertBeforeDoc, document.OpInsertBefore)
+}
+func insertAfter(env Env) tool.Tool {
+	return editTool(env, "editor-insert_after", insertAfterDoc, document.OpInsertAfter)
+}
+
+func deleteItem(env Env) tool.Tool {
+	return tool.Must("editor-delete", deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
+		return edit(env, document.OpDelete, p.Pointer, "")
+	})
+}
+
+// edit applies one domain operation and reports it as a result and an Edit.
+func edit(env Env, op document.Op, ptr, md string) (tool.Result, error) {
+	res, err := env.Session.Edit(env.Book, op, ptr, md)
+	if err != nil {
+		return failure(err)
+	}
+	e := tool.Edit{Book: env.Book, Op: string(op), Pointer: res.Target.String(), Before: res.MarkdownBefore, After: res.MarkdownAfter}
+	out := map[string]any{"ok": true, "op": op, "target": res.Target.String()}
+	if op != document.OpDelete {
+		e.NewPointer = res.Pointer.String()
+		out["pointer"] = e.NewPointer
+		out["markdown"] = res.MarkdownAfter
+	} else {
+		out["deletedMarkdown"] = res.MarkdownBefore
+	}
+	r := ok(out)
+	r.Edits = []tool.Edit{e}
+	return r, nil
+}
+
+func createTargets(env Env) tool.Tool {
+	return tool.Must("editor-create_targets", targetsDoc, func(_ context.Context, p targetsParams) (tool.Result, error) {
+		rep, err := env.Session.CreateTargets(env.Book, p.Label, p.Pointers)
+		if err != nil {
+			return failure(err)
+		}
+		return ok(rep), nil
+	})
+}
+
+func defaultDocument(env Env) tool.Tool {
+	return tool.Must("editor-get_default_document_id", defaultDocumentDoc, func(context.Context, noParams) (tool.Result, error) {
+		return ok(map[string]string{"documentId": env.Book}), nil
+	})
+}
+
+func showUserMessage(env Env) tool.Tool {
+	return tool.Must("editor-show_user_message", showMessageDoc, func(ctx context.Context, p messageParams) (tool.Result, error) {
+		tool.Report(ctx, tool.Progress{Tool: "editor-show_user_message", Kind: "user_message", Message: p.Message})
+		return ok(map[string]bool{"shown": true}), nil
+	})
+}

@@ -1,0 +1,185 @@
+// Package tool is aite's tool layer: a Tool has a name, a model-facing
+// description (an embedded .md reviewed like code), a JSON Schema for its
+// parameters and a handler.
+//
+// The rule: tool failures are results; Go errors abort. A handler reports a
+// failure the model can act on — a bad pointer, a refused edit, an unknown
+// cursor, invalid arguments — by returning a Result with IsError set and a
+// text that says what went wrong and what to do instead. It returns a Go
+// error only when infrastructure broke (the context was canceled, storage
+// failed); that ends the run.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/aitexteditor/aite/internal/llm"
+)
+
+// Result is what a call returns to the model (Text) and to the runtime.
+type Result struct {
+	Text    string `json:"text"`
+	IsError bool   `json:"isError,omitempty"`
+	// Code classifies an error result: invalid_arguments, unknown_tool,
+	// not_found, refused, tool_failed.
+	Code string `json:"code,omitempty"`
+	// Edits lists the domain edits the call applied.
+	Edits []Edit `json:"edits,omitempty"`
+}
+
+// Edit describes one applied domain edit.
+type Edit struct {
+	Book       string `json:"book"`
+	Op         string `json:"op"`
+	Pointer    string `json:"pointer"`
+	NewPointer string `json:"newPointer,omitempty"`
+	Before     string `json:"before,omitempty"`
+	After      string `json:"after,omitempty"`
+}
+
+// Errorf returns an error result with a code.
+func Errorf(code, format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true, Code: code}
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Name() string
+	Description() string
+	Parameters() json.RawMessage
+	Call(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// typed is a Tool whose parameters are the struct P.
+type typed[P any] struct {
+	name, desc string
+	schema     json.RawMessage
+	resolved   *jsonschema.Resolved
+	handler    func(context.Context, P) (Result, error)
+}
+
+// New makes a typed tool: the JSON Schema comes from P's fields (json names;
+// `jsonschema:"..."` tags are the descriptions; omitempty fields are
+// optional), and arguments are validated against it before the handler runs.
+func New[P any](name, description string, handler func(context.Context, P) (Result, error)) (Tool, error) {
+	s, err := jsonschema.For[P](nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved, handler: handler}, nil
+}
+
+// Must is New that panics on a schema error (for package-level tool tables
+// whose parameter types are fixed at compile time).
+func Must[P any](name, description string, handler func(context.Context, P) (Result, error)) Tool {
+	t, err := New(name, description, handler)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func (t *typed[P]) Name() string                { return t.name }
+func (t *typed[P]) Description() string         { return t.desc }
+func (t *typed[P]) Parameters() json.RawMessage { return t.schema }
+
+// Call validates the arguments and runs the handler.
+func (t *typed[P]) Call(ctx context.Context, args json.RawMessage) (Result, error) {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
+			t.name, err, t.schema), nil
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s",
+			t.name, oneLine(err.Error()), t.schema), nil
+	}
+	var p P
+	if err := json.Unmarshal(args, &p); err != nil {
+		return Errorf("invalid_arguments", "Invalid arguments for %s: %v. The parameters are: %s", t.name, err, t.schema), nil
+	}
+	res, err := t.handler(ctx, p)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return res, err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Registry is an ordered set of tools with unique names.
+type Registry struct {
+	list   []Tool
+	byName map[string]Tool
+}
+
+// ErrDuplicate is returned when two tools share a name.
+var ErrDuplicate = errors.New("duplicate tool name")
+
+// NewRegistry makes a registry of tools, in the given order.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range tools {
+		if r.byName[t.Name()] != nil {
+			return nil, fmt.Errorf("%w: %s", ErrDuplicate, t.Name())
+		}
+		r.byName[t.Name()] = t
+		r.list = append(r.list, t)
+	}
+	return r, nil
+}
+
+// Get returns a tool by name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Tools returns the tools in order.
+func (r *Registry) Tools() []Tool { return r.list }
+
+// Names returns the tool names in order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.list))
+	for i, t := range r.list {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// LLMTools returns the tool definitions for a model request.
+func (r *Registry) LLMTools() []llm.Tool {
+	out := make([]llm.Tool, len(r.list))
+	for i, t := range r.list {
+		out[i] = llm.Tool{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()}
+	}
+	return out
+}
+
+// Call runs a tool by name. An unknown name is an error result that lists
+// the real tools, so the model can correct itself.
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	t, ok := r.byName[name]
+	if !ok {
+		return Errorf("unknown_tool", "There is no tool named %q. The tools are: %s. Call one of them by its exact name.",
+			name, strings.Join(r.Names(), ", ")), nil
+	}
+	return t.Call(ctx, args)
+}
