@@ -45,28 +45,28 @@ func runItems(cmd *cobra.Command, o *options, f *itemsFlags, book string) error 
 	if err := cli.CheckLimit(f.limit); err != nil {
 		return err
 	}
-	keep, err := cli.KindFilter(f.kinds)
+	kinds, err := cli.ParseKinds(f.kinds)
 	if err != nil {
 		return err
 	}
-	d, err := cli.LoadBook(book)
+	b, err := cli.OpenBook(book)
 	if err != nil {
 		return err
 	}
-	items, next, err := cli.Page(d, f.from, f.limit, keep)
+	v, err := b.Items(f.from, f.limit, kinds)
 	if err != nil {
 		return err
 	}
-	cli.WarnStale(cmd.ErrOrStderr(), d, f.from)
+	b.WarnStale(cmd.ErrOrStderr(), f.from)
 	if o.json {
-		return cli.WriteJSON(cmd.OutOrStdout(), cli.Items{Items: cli.NewItems(d, items), Next: next})
+		return cli.WriteJSON(cmd.OutOrStdout(), cli.NewItemList(v))
 	}
-	cli.WriteItemLines(cmd.OutOrStdout(), items, "")
+	cli.WriteItemLines(cmd.OutOrStdout(), v.Items, "")
 	switch {
-	case len(items) == 0:
+	case len(v.Items) == 0:
 		fmt.Fprintln(cmd.ErrOrStderr(), "no items")
-	case !next.IsZero():
-		fmt.Fprintf(cmd.ErrOrStderr(), "more items follow: continue with --from %s\n", next)
+	case v.Next != "":
+		fmt.Fprintf(cmd.ErrOrStderr(), "more items follow: continue with --from %s\n", v.Next)
 	}
 	return nil
 }

@@ -1,11 +1,19 @@
 // Command aite edits large Markdown books with an LLM through semantic
-// pointers. It reads a book, lists its outline and items, reads items with
-// their neighbours and applies one domain edit at a time, writing the book
+// pointers. It reads a book, lists its outline and items, finds things with
+// cursors and search, applies domain edits by pointer, and runs the command
+// agent (`aite ask`, `aite chat`) over a configured model, writing the book
 // atomically with a backup. See `aite --help`.
 package main
 
-import "os"
+import (
+	"context"
+	"os"
+	"os/signal"
+)
 
 func main() {
-	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := executeContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

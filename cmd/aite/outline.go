@@ -21,11 +21,14 @@ JSON: {"preamble": N, "sections": [{"pointer", "id", "label", "level",
   aite outline --json book.md`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := cli.LoadBook(args[0])
+			b, err := cli.OpenBook(args[0])
 			if err != nil {
 				return err
 			}
-			ol := cli.NewOutline(d)
+			ol, err := b.Outline()
+			if err != nil {
+				return err
+			}
 			if o.json {
 				return cli.WriteJSON(cmd.OutOrStdout(), ol)
 			}

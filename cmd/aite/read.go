@@ -38,18 +38,18 @@ func runRead(cmd *cobra.Command, o *options, f *readFlags, book, ptr string) err
 	if err := cli.CheckNeighbours(f.before, f.after); err != nil {
 		return err
 	}
-	d, err := cli.LoadBook(book)
+	b, err := cli.OpenBook(book)
 	if err != nil {
 		return err
 	}
-	items, target, err := d.Read(ptr, f.before, f.after)
+	v, err := b.Read(ptr, f.before, f.after)
 	if err != nil {
-		return cli.WithNearest(d, err)
+		return err
 	}
-	cli.WarnStale(cmd.ErrOrStderr(), d, ptr)
+	b.WarnStale(cmd.ErrOrStderr(), ptr)
 	if o.json {
-		return cli.WriteJSON(cmd.OutOrStdout(), cli.NewRead(d, items, target))
+		return cli.WriteJSON(cmd.OutOrStdout(), cli.NewRead(v))
 	}
-	cli.WriteRead(cmd.OutOrStdout(), d, items, target)
+	cli.WriteRead(cmd.OutOrStdout(), v)
 	return nil
 }

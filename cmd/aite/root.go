@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -37,19 +38,25 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
-	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o))
+	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o))
 	return root
 }
 
 // execute runs the command line args and returns the exit code.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return executeContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// executeContext is execute with a context that cancels the command.
+func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	root := newRootCmd(o)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return cli.ExitOK
 	}
@@ -67,6 +74,17 @@ func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
 			return cli.Usagef("%s takes %d argument(s): %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with its error marked as a usage error.
+func minArgs(n int) cobra.PositionalArgs {
+	check := cobra.MinimumNArgs(n)
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return cli.Usagef("%s takes at least %d arguments: %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
 		}
 		return nil
 	}

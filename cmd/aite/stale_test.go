@@ -74,3 +74,12 @@ func TestStalePointer(t *testing.T) {
 		t.Errorf("items --from a stale pointer: stderr %q", r.stderr)
 	}
 }
+
+func TestStalePointerWithANumberLabel(t *testing.T) {
+	path := writeBook(t)
+	mustRun(t, "edit", path, "insert-before", "1", "--text", "A new first paragraph.")
+	// 2:1 (the title) was listed before the insert: ID 2 is now the old
+	// preamble, and the label 1 (not the ID 1) names the title.
+	wantFail(t, 1, []string{`pointer "2:1"`, "the ID 2 now names 2:p2", "the label 1 names 3:1"},
+		"edit", path, "replace", "2:1", "--text", "# New title")
+}

@@ -2,25 +2,79 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
-	"github.com/aitexteditor/aite/internal/atomicfile"
-	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
-// LoadBook reads and parses the book at path. Failures are IOErrors that
-// name the path.
-func LoadBook(path string) (*document.Document, error) {
-	src, err := readFile("book", path)
-	if err != nil {
-		return nil, err
+// Book is a book file opened in an editor session for one command. Every
+// read, edit, search, cursor, diff and save goes through the session.
+type Book struct {
+	s  *editor.Session
+	id string // the session's book ID: the path as given
+}
+
+// OpenBook opens the book at path in a new editor session. Failures are
+// IOErrors that name the path.
+func OpenBook(path string) (*Book, error) {
+	s := editor.New()
+	info, err := s.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, ioErrorf("book %s does not exist", path)
+	case err != nil:
+		return nil, ioErrorf("cannot read book %s: %w", path, ioCause(err))
 	}
-	return markdown.Parse(src), nil
+	return &Book{s: s, id: info.ID}, nil
+}
+
+// Session returns the editor session holding the book.
+func (b *Book) Session() *editor.Session { return b.s }
+
+// ID returns the book's ID in its session.
+func (b *Book) ID() string { return b.id }
+
+// byID returns the item with the given ID.
+func (b *Book) byID(id int) (editor.ItemView, bool) {
+	v, err := b.s.Resolve(b.id, strconv.Itoa(id))
+	return v, err == nil
+}
+
+// byLabel returns the item with the given current label. A bare number is
+// an ID to the pointer parser, so single-counter heading labels (`2`) are
+// looked up in the outline instead.
+func (b *Book) byLabel(label string) (editor.ItemView, bool) {
+	if _, err := strconv.Atoi(label); err != nil {
+		v, err := b.s.Resolve(b.id, label)
+		return v, err == nil
+	}
+	ol, err := b.s.Outline(b.id)
+	if err != nil {
+		return editor.ItemView{}, false
+	}
+	for _, s := range ol.Sections {
+		if s.Pointer.Label == label {
+			return b.byID(s.Pointer.ID)
+		}
+	}
+	return editor.ItemView{}, false
+}
+
+// ioCause strips the editor.ErrIO marker from a session I/O error, leaving
+// the underlying cause.
+func ioCause(err error) error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range u.Unwrap() {
+			if e != editor.ErrIO {
+				return e
+			}
+		}
+	}
+	return err
 }
 
 // ReadText reads edit text from a file, or from stdin when path is "-".
@@ -32,36 +86,17 @@ func ReadText(path string, stdin io.Reader) (string, error) {
 		}
 		return string(b), nil
 	}
-	b, err := readFile("text file", path)
-	return string(b), err
-}
-
-func readFile(what, path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, ioErrorf("%s %s does not exist", what, path)
+		return "", ioErrorf("text file %s does not exist", path)
 	case err != nil:
-		return nil, ioErrorf("cannot read %s %s: %w", what, path, err)
+		return "", ioErrorf("cannot read text file %s: %w", path, err)
 	}
-	return b, nil
+	return string(b), nil
 }
 
-// SaveBook writes data to path atomically, keeping the previous version as
-// path+".bak" when backup is set. It returns the backup path, or "" when no
-// backup was made (none asked for, or path did not exist).
-func SaveBook(path string, data []byte, backup bool) (string, error) {
-	bak := ""
-	if backup {
-		bak = backupPath(path)
-	}
-	if err := atomicfile.Write(path, data, atomicfile.Options{Backup: backup}); err != nil {
-		return "", &IOError{Err: fmt.Errorf("cannot write %s: %w", path, err)}
-	}
-	return bak, nil
-}
-
-// backupPath returns where atomicfile puts the backup of path (next to the
+// backupPath returns where a save puts the backup of path (next to the
 // symlink target), or "" when path does not exist yet.
 func backupPath(path string) string {
 	fi, err := os.Lstat(path)
@@ -71,7 +106,7 @@ func backupPath(path string) string {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		p, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return "" // a dangling link: atomicfile creates its target
+			return "" // a dangling link: the save creates its target
 		}
 		return p + ".bak"
 	}

@@ -1,8 +1,10 @@
 // Package cli holds the presentation side of aite's command-line interface:
-// loading and saving a book, the JSON shapes and text layouts of items,
-// outlines and reads, the edit workflow (apply, diff, write) and the
-// reporting of errors with their exit codes. The cobra commands in cmd/aite
-// only parse flags and call into this package.
+// opening a book in an editor session (every read, edit, search, cursor,
+// diff and save goes through internal/editor), the JSON shapes and text
+// layouts of items, outlines, reads, search results and cursor portions,
+// the edit workflow (apply, diff, write) and the reporting of errors with
+// their exit codes. The cobra commands in cmd/aite only parse flags and
+// call into this package.
 //
 // Every output function writes to an io.Writer it is given; nothing here
 // touches os.Stdout or os.Stderr.

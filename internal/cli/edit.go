@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
-	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // EditOpNames lists the operation names of `aite edit`, in help order.
@@ -59,64 +58,81 @@ type EditOutcome struct {
 	Anchor pointer.Pointer
 }
 
-// Edit loads the book, applies the operation, diffs the result and, unless
+// Edit opens the book, applies the operation, diffs the result and, unless
 // it is a dry run, writes it atomically. A refused edit writes nothing.
 // An edit that changes no byte does not rewrite the book in place.
 func Edit(req EditRequest) (EditOutcome, error) {
-	d, err := LoadBook(req.Book)
+	b, err := OpenBook(req.Book)
 	if err != nil {
 		return EditOutcome{}, err
 	}
-	old := bytes.Clone(d.Source())
-	res, err := apply(d, req)
+	res, err := b.apply(req)
 	if err != nil {
-		return EditOutcome{}, WithNearest(d, err)
+		return EditOutcome{}, b.WithNearest(err)
 	}
-	out := newOutcome(d, req, res, old)
-	if req.DryRun || (req.Out == "" && out.Diff == "") {
-		return out, nil
-	}
-	out.Backup, err = SaveBook(out.Path, d.Source(), req.Backup)
-	if err != nil {
+	out, err := b.outcome(req, res)
+	if err != nil || req.DryRun || (req.Out == "" && out.Diff == "") {
 		return out, err
 	}
-	out.Written = true
-	return out, nil
+	return out, b.save(&out, req)
 }
 
-// newOutcome describes an applied edit of d, whose source was old.
-func newOutcome(d *document.Document, req EditRequest, res document.EditResult, old []byte) EditOutcome {
-	name := diffName(req.Book)
-	out := EditOutcome{Result: res, Path: req.Book, Pointer: res.Target,
-		Diff: textdiff.Unified("a/"+name, "b/"+name, old, d.Source(), 3)}
+// apply runs the operation; a stale pointer is refused first.
+func (b *Book) apply(req EditRequest) (document.EditResult, error) {
+	if err := b.Stale(req.Pointer); err != nil {
+		return document.EditResult{}, err
+	}
+	return b.s.Edit(b.id, req.Op, req.Pointer, req.Text)
+}
+
+// outcome describes an applied edit.
+func (b *Book) outcome(req EditRequest, res document.EditResult) (EditOutcome, error) {
+	diff, err := b.s.Diff(b.id)
+	if err != nil {
+		return EditOutcome{}, err
+	}
+	out := EditOutcome{Result: res, Path: req.Book, Pointer: res.Target, Diff: renameDiff(diff, b.id)}
 	if req.Out != "" {
 		out.Path = req.Out
 	}
-	if it := d.ByID(res.Target.ID); it != nil {
+	if it, ok := b.byID(res.Target.ID); ok {
 		out.Anchor = Fresh(it)
 	}
-	if it := d.ByID(res.Pointer.ID); it != nil && res.Op != document.OpDelete {
+	if it, ok := b.byID(res.Pointer.ID); ok && res.Op != document.OpDelete {
 		out.Pointer = Fresh(it)
 	}
-	return out
+	return out, nil
 }
 
-// apply runs the operation on d; a stale pointer is refused first.
-func apply(d *document.Document, req EditRequest) (document.EditResult, error) {
-	if err := Stale(d, req.Pointer); err != nil {
-		return document.EditResult{}, err
+// save writes the edited book to out.Path (the book's own file unless
+// --output) and records what was written.
+func (b *Book) save(out *EditOutcome, req EditRequest) error {
+	bak := ""
+	if req.Backup {
+		bak = backupPath(out.Path) // next to a symlink's target, unlike SaveResult.Backup
 	}
-	switch req.Op {
-	case document.OpReplace:
-		return d.ReplaceText(req.Pointer, req.Text)
-	case document.OpInsertBefore:
-		return d.InsertBefore(req.Pointer, req.Text)
-	case document.OpInsertAfter:
-		return d.InsertAfter(req.Pointer, req.Text)
-	case document.OpDelete:
-		return d.Delete(req.Pointer)
+	res, err := b.s.Save(b.id, editor.SaveOptions{Path: req.Out, Backup: req.Backup})
+	if err != nil {
+		return ioErrorf("cannot write %s: %w", out.Path, ioCause(err))
 	}
-	return document.EditResult{}, fmt.Errorf("unknown operation %q", req.Op)
+	out.Written = res.Written
+	if res.Written {
+		out.Backup = bak
+	}
+	return nil
+}
+
+// renameDiff replaces the file names of the session's diff headers (the
+// book ID as given) with diffName's.
+func renameDiff(diff, id string) string {
+	old := filepath.ToSlash(id)
+	head := "--- a/" + old + "\n+++ b/" + old + "\n"
+	rest, ok := strings.CutPrefix(diff, head)
+	if !ok {
+		return diff
+	}
+	name := diffName(id)
+	return "--- a/" + name + "\n+++ b/" + name + "\n" + rest
 }
 
 // diffName is the book path as diff headers show it: slash-separated,

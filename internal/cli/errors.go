@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
 // IOError marks an error as an I/O failure (exit code 2).
@@ -38,7 +39,7 @@ func Usagef(format string, args ...any) error {
 // nearest pointers name, so the report can show what they are.
 type PointerError struct {
 	*document.PointerError
-	Items []*document.Item
+	Items []editor.ItemView
 }
 
 // Unwrap gives errors.As access to the document.PointerError.
@@ -46,14 +47,14 @@ func (e *PointerError) Unwrap() error { return e.PointerError }
 
 // WithNearest attaches the items named by a pointer error's nearest pointers
 // to err; any other error is returned unchanged.
-func WithNearest(d *document.Document, err error) error {
+func (b *Book) WithNearest(err error) error {
 	var pe *document.PointerError
 	if !errors.As(err, &pe) {
 		return err
 	}
 	out := &PointerError{PointerError: pe}
 	for _, p := range pe.Nearest {
-		if it := d.ByID(p.ID); it != nil {
+		if it, ok := b.byID(p.ID); ok {
 			out.Items = append(out.Items, it)
 		}
 	}
@@ -61,13 +62,13 @@ func WithNearest(d *document.Document, err error) error {
 }
 
 // ExitCode returns the exit code for an error: ExitOK for nil, ExitIO for
-// I/O errors and ExitUsage for everything else.
+// I/O errors (IOError, editor.ErrIO) and ExitUsage for everything else.
 func ExitCode(err error) int {
 	var ioe *IOError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &ioe):
+	case errors.As(err, &ioe), errors.Is(err, editor.ErrIO):
 		return ExitIO
 	}
 	return ExitUsage

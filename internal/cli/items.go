@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -28,17 +29,17 @@ type Item struct {
 	Text       string          `json:"text"`
 }
 
-// NewItem returns the JSON shape of an item of d.
-func NewItem(d *document.Document, it *document.Item) Item {
-	return Item{Pointer: it.Pointer(), ID: it.ID, Label: it.Label, Kind: it.Kind, Level: it.Level,
-		Index: it.Index, Containers: it.ContainerPath(), Markdown: d.Markdown(it), Text: it.Text}
+// NewItem returns the JSON shape of an item.
+func NewItem(v editor.ItemView) Item {
+	return Item{Pointer: v.Pointer, ID: v.ID, Label: v.Label, Kind: v.Kind, Level: v.Level,
+		Index: v.Index, Containers: v.Containers, Markdown: v.Markdown, Text: v.Text}
 }
 
 // NewItems returns the JSON shapes of items, never nil.
-func NewItems(d *document.Document, items []*document.Item) []Item {
+func NewItems(items []editor.ItemView) []Item {
 	out := make([]Item, len(items))
-	for i, it := range items {
-		out[i] = NewItem(d, it)
+	for i, v := range items {
+		out[i] = NewItem(v)
 	}
 	return out
 }
@@ -62,7 +63,7 @@ func WriteJSON(w io.Writer, v any) error {
 // Excerpt returns the item's text on one line (whitespace collapsed), cut
 // to at most n runes, at a word boundary when one is near, with "…";
 // headings start with their `#` marks and table rows are separated by " / ".
-func Excerpt(it *document.Item, n int) string {
+func Excerpt(it editor.ItemView, n int) string {
 	s := it.Text
 	if it.Kind == document.Table {
 		s = strings.ReplaceAll(s, "\n", " / ") // one row after another
@@ -90,31 +91,55 @@ func Excerpt(it *document.Item, n int) string {
 
 // nesting is the indentation that shows an item's depth in nested list
 // items (two spaces per level below the first) and its block quotes.
-func nesting(it *document.Item) string {
-	depth := 0
-	for _, c := range it.Containers {
-		if c.Kind == document.InListItem {
+func nesting(it editor.ItemView) string {
+	depth, quotes := 0, 0
+	for c := range strings.SplitSeq(it.Containers, ">") {
+		switch document.ContainerKind(c) {
+		case document.InListItem:
 			depth++
+		case document.InQuote:
+			quotes++
 		}
 	}
 	if it.Kind == document.ListItem {
 		depth--
 	}
-	return strings.Repeat("  ", max(depth, 0)) + strings.Repeat("> ", it.QuoteDepth)
+	return strings.Repeat("  ", max(depth, 0)) + strings.Repeat("> ", quotes)
 }
 
 // WriteItemLines writes one line per item, `POINTER  KIND  excerpt`, with
 // the columns aligned and the excerpt indented by the item's nesting, each
 // line after indent.
-func WriteItemLines(w io.Writer, items []*document.Item, indent string) {
-	pw, kw := 0, 0
-	for _, it := range items {
-		pw = max(pw, len(it.Pointer().String()))
-		kw = max(kw, len(it.Kind))
+func WriteItemLines(w io.Writer, items []editor.ItemView, indent string) {
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = []string{it.Pointer.String(), string(it.Kind), nesting(it) + Excerpt(it, ExcerptRunes)}
 	}
-	for _, it := range items {
-		line := fmt.Sprintf("%s%-*s  %-*s  %s%s", indent, pw, it.Pointer(), kw, it.Kind, nesting(it), Excerpt(it, ExcerptRunes))
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	writeColumns(w, rows, indent)
+}
+
+// writeColumns writes one line per row after indent, every column but the
+// last padded to its widest cell, two spaces apart, trailing spaces cut.
+func writeColumns(w io.Writer, rows [][]string, indent string) {
+	var width []int
+	for _, r := range rows {
+		for c := 0; c < len(r)-1; c++ {
+			if c == len(width) {
+				width = append(width, 0)
+			}
+			width[c] = max(width[c], utf8.RuneCountInString(r[c]))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for c, cell := range r {
+			b.WriteString(cell)
+			if c < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell)+2))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
 
@@ -122,20 +147,23 @@ func WriteItemLines(w io.Writer, items []*document.Item, indent string) {
 // item after the list that passes the same filter: pass it as --from to
 // continue.
 type Items struct {
-	Items []Item          `json:"items"`
-	Next  pointer.Pointer `json:"next,omitzero"`
+	Items []Item `json:"items"`
+	Next  string `json:"next,omitempty"`
 }
 
-// Page returns up to limit items from the item from names (the first item
-// when from is empty) that pass keep, and the pointer of the next such item
-// (zero when there is none). Pointer errors carry the nearest items.
-func Page(d *document.Document, from string, limit int, keep func(*document.Item) bool) ([]*document.Item, pointer.Pointer, error) {
-	items, err := d.Range(from, limit+1, keep)
+// Items lists up to limit items from the item from names (the first item
+// when from is empty) of the given kinds (every kind when none), and the
+// pointer of the next such item ("" when there is none). Pointer errors
+// carry the nearest items.
+func (b *Book) Items(from string, limit int, kinds []document.Kind) (editor.ItemsView, error) {
+	v, err := b.s.Items(b.id, from, limit, kinds)
 	if err != nil {
-		return nil, pointer.Pointer{}, WithNearest(d, err)
+		return editor.ItemsView{}, b.WithNearest(err)
 	}
-	if len(items) <= limit {
-		return items, pointer.Pointer{}, nil
-	}
-	return items[:limit], items[limit].Pointer(), nil
+	return v, nil
+}
+
+// NewItemList returns the JSON shape of an item list.
+func NewItemList(v editor.ItemsView) Items {
+	return Items{Items: NewItems(v.Items), Next: v.Next}
 }

@@ -17,12 +17,13 @@ func CheckLimit(n int) error {
 	return nil
 }
 
-// KindFilter parses --kind values (each may hold several, comma-separated;
-// case-insensitive) into a filter for document.Range; nil keeps every item.
-func KindFilter(values []string) (func(*document.Item) bool, error) {
-	want := map[document.Kind]bool{}
+// ParseKinds parses --kind values (each may hold several, comma-separated;
+// case-insensitive) into item kinds, without repeats; none means every kind.
+func ParseKinds(values []string) ([]document.Kind, error) {
+	var out []document.Kind
+	seen := map[document.Kind]bool{}
 	for _, v := range values {
-		for _, name := range strings.Split(v, ",") {
+		for name := range strings.SplitSeq(v, ",") {
 			if name = strings.TrimSpace(name); name == "" {
 				continue
 			}
@@ -30,13 +31,13 @@ func KindFilter(values []string) (func(*document.Item) bool, error) {
 			if !ok {
 				return nil, Usagef("unknown kind %q; valid kinds: %s", name, kindNames())
 			}
-			want[k] = true
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
 		}
 	}
-	if len(want) == 0 {
-		return nil, nil
-	}
-	return func(it *document.Item) bool { return want[it.Kind] }, nil
+	return out, nil
 }
 
 func kindNames() string {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -27,18 +27,20 @@ type Section struct {
 	Children []*Section      `json:"children"`
 }
 
-// NewOutline returns the outline of d.
-func NewOutline(d *document.Document) Outline {
-	secs, pre := d.Outline()
-	return Outline{Preamble: pre, Sections: newSections(secs)}
+// Outline returns the book's outline.
+func (b *Book) Outline() (Outline, error) {
+	v, err := b.s.Outline(b.id)
+	if err != nil {
+		return Outline{}, err
+	}
+	return Outline{Preamble: v.Preamble, Sections: newSections(v.Sections)}, nil
 }
 
-func newSections(secs []*document.Section) []*Section {
+func newSections(secs []editor.SectionView) []*Section {
 	out := make([]*Section, len(secs))
 	for i, s := range secs {
-		h := s.Heading
-		out[i] = &Section{Pointer: h.Pointer(), ID: h.ID, Label: h.Label, Level: h.Level,
-			Title: oneLine(h.Text), Items: s.Items, Total: s.Total, Children: newSections(s.Children)}
+		out[i] = &Section{Pointer: s.Pointer, ID: s.Pointer.ID, Label: s.Pointer.Label, Level: s.Level,
+			Title: oneLine(s.Title), Items: s.Items, Total: s.Total, Children: newSections(s.Children)}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -15,10 +16,9 @@ type Read struct {
 	Items  []Item          `json:"items"`
 }
 
-// NewRead returns the JSON shape of a read; target is the position of the
-// named item in items.
-func NewRead(d *document.Document, items []*document.Item, target int) Read {
-	return Read{Target: items[target].Pointer(), Items: NewItems(d, items)}
+// NewRead returns the JSON shape of a read.
+func NewRead(v editor.ReadView) Read {
+	return Read{Target: v.Target, Items: NewItems(v.Items)}
 }
 
 // CheckNeighbours validates the --before and --after values.
@@ -34,18 +34,28 @@ func CheckNeighbours(before, after int) error {
 	return nil
 }
 
+// Read returns the item ptr names with up to before and after neighbours.
+// Pointer errors carry the nearest items.
+func (b *Book) Read(ptr string, before, after int) (editor.ReadView, error) {
+	v, err := b.s.Read(b.id, ptr, before, after)
+	if err != nil {
+		return editor.ReadView{}, b.WithNearest(err)
+	}
+	return v, nil
+}
+
 // WriteRead writes each item's Markdown after a header line naming it, the
 // target marked with ▶, with blank lines between the items.
-func WriteRead(w io.Writer, d *document.Document, items []*document.Item, target int) {
-	for i, it := range items {
+func WriteRead(w io.Writer, v editor.ReadView) {
+	for i, it := range v.Items {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		mark := ""
-		if i == target {
+		if it.ID == v.Target.ID {
 			mark = "▶ "
 		}
-		fmt.Fprintf(w, "── %s%s %s ──\n", mark, it.Pointer(), it.Kind)
-		fmt.Fprintln(w, strings.TrimRight(d.Markdown(it), "\r\n"))
+		fmt.Fprintf(w, "── %s%s %s ──\n", mark, it.Pointer, it.Kind)
+		fmt.Fprintln(w, strings.TrimRight(it.Markdown, "\r\n"))
 	}
 }

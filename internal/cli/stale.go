@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -15,21 +16,21 @@ import (
 // the book changed since the pointer was listed, and the ID may now name a
 // different item. Stale returns a *document.PointerError naming what the ID
 // and the label name now, or nil when the pointer is consistent (or not an
-// `id:label` pointer, or does not resolve: Resolve reports that).
-func Stale(d *document.Document, ptr string) error {
+// `id:label` pointer, or does not resolve: the command reports that).
+func (b *Book) Stale(ptr string) error {
 	p, err := pointer.Parse(ptr)
 	if err != nil || p.ID == 0 || p.Label == "" {
 		return nil
 	}
-	it := d.ByID(p.ID)
-	if it == nil || it.Label == p.Label {
+	it, ok := b.byID(p.ID)
+	if !ok || it.Label == p.Label {
 		return nil
 	}
-	reason := fmt.Sprintf("the ID %d now names %s", p.ID, it.Pointer())
-	nearest := []pointer.Pointer{it.Pointer()}
-	if other, err := d.ResolvePointer(pointer.Pointer{Label: p.Label}, ptr); err == nil {
-		reason += fmt.Sprintf(" and the label %s names %s", p.Label, other.Pointer())
-		nearest = append(nearest, other.Pointer())
+	reason := fmt.Sprintf("the ID %d now names %s", p.ID, it.Pointer)
+	nearest := []pointer.Pointer{it.Pointer}
+	if other, ok := b.byLabel(p.Label); ok {
+		reason += fmt.Sprintf(" and the label %s names %s", p.Label, other.Pointer)
+		nearest = append(nearest, other.Pointer)
 	}
 	reason += "; the book has changed since this pointer was listed (aite numbers IDs afresh on every run): list the items again and use a current pointer"
 	return &document.PointerError{Input: ptr, Reason: reason, Nearest: nearest, Err: document.ErrNotFound}
@@ -37,15 +38,15 @@ func Stale(d *document.Document, ptr string) error {
 
 // Fresh is the pointer an item will have when the book is next read: IDs
 // are numbered 1..N in document order on every read.
-func Fresh(it *document.Item) pointer.Pointer {
+func Fresh(it editor.ItemView) pointer.Pointer {
 	return pointer.Pointer{ID: it.Index + 1, Label: it.Label}
 }
 
 // WarnStale writes a warning to w when ptr is stale (see Stale); reading
 // commands go on with the item the ID names.
-func WarnStale(w io.Writer, d *document.Document, ptr string) {
+func (b *Book) WarnStale(w io.Writer, ptr string) {
 	var pe *document.PointerError
-	if errors.As(Stale(d, ptr), &pe) {
+	if errors.As(b.Stale(ptr), &pe) {
 		fmt.Fprintf(w, "aite: warning: %s; showing the item with the ID\n", pointerMessage(pe))
 	}
 }

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/llm"
+)
+
+// ChatHelp lists the chat commands.
+const ChatHelp = `Type a command for the book and press Enter. Slash commands:
+  /diff   show the edits not yet written
+  /save   write the edits to the book (with a backup; aite undo restores it)
+  /undo   take back the edits of the last turn
+  /quit   leave (asks before dropping unsaved edits)
+  /help   this text`
+
+// Chat is an interactive session over a book: each line is a command for
+// the agent, which sees the previous turns.
+func Chat(ctx context.Context, req AskRequest) error {
+	b, err := OpenBook(req.Book)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Log, "aite chat on %s with %s. /help lists the commands.\n", req.Book, req.Model.Info.Key)
+	c := &chat{b: b, req: req, in: bufio.NewScanner(req.In)}
+	c.in.Buffer(make([]byte, 64<<10), 1<<20)
+	return c.loop(ctx)
+}
+
+type chat struct {
+	b        *Book
+	req      AskRequest
+	in       *bufio.Scanner
+	history  []llm.Message
+	lastEdit int // edits made by the last turn
+	quitting bool
+}
+
+func (c *chat) loop(ctx context.Context) error {
+	for {
+		fmt.Fprint(c.req.Log, "› ")
+		if !c.in.Scan() {
+			fmt.Fprintln(c.req.Log)
+			return c.leave()
+		}
+		line := strings.TrimSpace(c.in.Text())
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			if done, err := c.slash(line); done || err != nil {
+				return err
+			}
+			continue
+		}
+		c.quitting = false
+		if err := c.turn(ctx, line); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(c.req.Log, "(the turn failed: %v)\n", err)
+		}
+	}
+}
+
+// turn runs the agent on one line with the conversation so far.
+func (c *chat) turn(ctx context.Context, line string) error {
+	req := c.req
+	req.Command, req.History = line, c.history
+	before := c.b.unsavedEdits()
+	evs, err := RunCommand(ctx, c.b, req)
+	c.lastEdit = c.b.unsavedEdits() - before
+	if err == nil {
+		c.history = append(c.history, agent.NewMessages(evs)...)
+	}
+	fmt.Fprintln(c.req.Out)
+	if c.lastEdit > 0 {
+		fmt.Fprintf(c.req.Log, "(%d edit(s) in memory; /diff to see them, /save to write them)\n", c.b.unsavedEdits())
+	}
+	return err
+}
+
+// slash runs a slash command; done means leave.
+func (c *chat) slash(line string) (bool, error) {
+	switch strings.Fields(line)[0] {
+	case "/quit", "/exit":
+		if c.b.unsavedEdits() > 0 && !c.quitting {
+			c.quitting = true
+			fmt.Fprintf(c.req.Log, "%d edit(s) are not written: /save them, or /quit again to drop them\n", c.b.unsavedEdits())
+			return false, nil
+		}
+		return true, nil
+	case "/save":
+		return false, c.save()
+	case "/undo":
+		c.undo()
+	case "/diff":
+		d, _ := c.b.s.Diff(c.b.id)
+		if d == "" {
+			d = "(no unsaved edits)\n"
+		}
+		fmt.Fprint(c.req.Out, d)
+	case "/help":
+		fmt.Fprintln(c.req.Log, ChatHelp)
+	default:
+		fmt.Fprintf(c.req.Log, "unknown command %s\n%s\n", line, ChatHelp)
+	}
+	return false, nil
+}
+
+func (c *chat) save() error {
+	if c.b.unsavedEdits() == 0 {
+		fmt.Fprintln(c.req.Log, "nothing to write")
+		return nil
+	}
+	res, err := c.b.s.Save(c.b.id, editor.SaveOptions{Backup: true, Record: "aite chat"})
+	if err != nil {
+		return &IOError{Err: err}
+	}
+	fmt.Fprintf(c.req.Log, "wrote %s (backup %s)\n", res.Path, res.Backup)
+	return nil
+}
+
+func (c *chat) undo() {
+	if c.lastEdit <= 0 {
+		fmt.Fprintln(c.req.Log, "the last turn made no edits to take back")
+		return
+	}
+	done, err := c.b.s.Undo(c.b.id, c.lastEdit)
+	for _, e := range done {
+		fmt.Fprintf(c.req.Log, "  ↶ %s %s\n", e.Op, e.Pointer)
+	}
+	if err != nil {
+		fmt.Fprintf(c.req.Log, "undo stopped: %v\n", err)
+	}
+	c.lastEdit -= len(done)
+	c.history = append(c.history, llm.Message{Role: llm.RoleUser,
+		Content: fmt.Sprintf("(The user took back your last %d edit(s); the book is as it was before them.)", len(done))})
+}
+
+func (c *chat) leave() error {
+	if n := c.b.unsavedEdits(); n > 0 {
+		fmt.Fprintf(c.req.Log, "%d edit(s) were not written\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/aitexteditor/aite/internal/editor"
+)
+
+// Undo restores a book file from its command journal.
+func Undo(out, log io.Writer, book string, backup, asJSON bool) error {
+	c, err := editor.UndoCommand(book, backup)
+	switch {
+	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):
+		return Usagef("%v", err)
+	case err != nil:
+		return &IOError{Err: err}
+	}
+	if asJSON {
+		return json.NewEncoder(out).Encode(map[string]any{"undone": c.Label, "time": c.Time, "edits": c.Edits, "path": book})
+	}
+	fmt.Fprintf(log, "restored %s as it was before %q (%d edit(s), written %s)\n", book, c.Label, c.Edits, c.Time.Format("2006-01-02 15:04"))
+	return nil
+}
