@@ -7,7 +7,8 @@ import "errors"
 var (
 	// ErrEmptyQuery: the query or phrase has no words.
 	ErrEmptyQuery = errors.New("empty query (no words)")
-	// ErrRange: a count or limit is out of its range.
+	// ErrRange: a limit is out of its range, or a kind is not one of
+	// document.Kinds.
 	ErrRange = errors.New("out of range")
 	// ErrNotHeading: Options.Within names an item that is not a heading.
 	ErrNotHeading = errors.New("not a heading")
