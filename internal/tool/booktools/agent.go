@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -23,10 +24,23 @@ type agentParams struct {
 	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches"`
 }
 
-// agentResult is what the model reads: the result without bulky evidence.
+// agentResult is what the model reads: the result with short evidence and
+// without run-specific identifiers (so a recorded conversation replays).
 type agentResult struct {
-	cursoragent.Result
-	Evidence []evidenceView `json:"evidence"`
+	Success          bool              `json:"success"`
+	Summary          string            `json:"summary"`
+	Pointer          string            `json:"pointer,omitempty"`
+	Excerpt          string            `json:"excerpt,omitempty"`
+	WhyThis          string            `json:"whyThis,omitempty"`
+	Evidence         []evidenceView    `json:"evidence"`
+	EvidenceCount    int               `json:"evidenceCount"`
+	TargetSet        string            `json:"targetSet,omitempty"`
+	NextAfterPointer string            `json:"nextAfterPointer,omitempty"`
+	CursorComplete   bool              `json:"cursorComplete"`
+	StepsUsed        int               `json:"stepsUsed"`
+	StoppedBy        string            `json:"stoppedBy"`
+	Usage            cursoragent.Usage `json:"usage"`
+	Skipped          []string          `json:"skippedBatches,omitempty"`
 }
 
 type evidenceView struct {
@@ -46,6 +60,9 @@ func runCursorAgent(env Env) tool.Tool {
 		}
 		spec := info.Spec
 		spec.Name = ""
+		if spec.MaxElements == cursor.DefaultMaxElements && spec.MaxBytes == cursor.DefaultMaxBytes {
+			spec.MaxElements, spec.MaxBytes = 0, 0 // let the agent size batches for the mode
+		}
 		if p.StartAfterPointer != "" {
 			spec.StartAfter = p.StartAfterPointer
 		}
@@ -73,7 +90,10 @@ func runCursorAgent(env Env) tool.Tool {
 }
 
 func view(r cursoragent.Result) agentResult {
-	out := agentResult{Result: r, Evidence: make([]evidenceView, len(r.Evidence))}
+	out := agentResult{Success: r.Success, Summary: r.Summary, Pointer: r.Pointer, Excerpt: r.Excerpt, WhyThis: r.WhyThis,
+		EvidenceCount: r.EvidenceCount, TargetSet: r.TargetSet, NextAfterPointer: r.NextAfterPointer,
+		CursorComplete: r.CursorComplete, StepsUsed: r.StepsUsed, StoppedBy: r.StoppedBy, Usage: r.Usage, Skipped: r.Skipped,
+		Evidence: make([]evidenceView, len(r.Evidence))}
 	for i, e := range r.Evidence {
 		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: excerpt(e.Markdown, 300)}
 	}
