@@ -41,3 +41,25 @@ func TestBooksRoundTripAndInvariants(t *testing.T) {
 		})
 	}
 }
+
+func TestInvalidUTF8AndCRRoundTrip(t *testing.T) {
+	for _, src := range []string{
+		"# \xff\xfe Title\n\n\xc3\x28 broken \xe2\x82 text\n\n- item \xf0\x28\x8c\xbc\n",
+		"# T\r\rlone CR\rlines\r",
+		"\x00\x01 control bytes\n\n> quote \xff\n",
+	} {
+		d := Parse([]byte(src))
+		require.Equal(t, src, string(d.Source()))
+		require.NoError(t, checkInvariants(d))
+		require.Greater(t, d.Len(), 0)
+		for _, it := range d.Items() {
+			_, err := d.ReplaceText(it.Pointer().String(), "Fixed text.")
+			if err == nil {
+				require.NoError(t, sameAsReparse(d))
+				_, err = d.Undo()
+				require.NoError(t, err)
+				require.Equal(t, src, string(d.Source()))
+			}
+		}
+	}
+}
