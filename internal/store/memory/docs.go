@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/store"
+)
+
+// SavePlan implements store.Plans.
+func (s *Store) SavePlan(ctx context.Context, p store.Plan) error {
+	if err := store.ValidatePlan(p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.needChat(ctx, p.ChatID); err != nil {
+		return err
+	}
+	if err := s.needRun(ctx, p.RunID); err != nil {
+		return err
+	}
+	p.Tasks, p.UpdatedAt = clone(p.Tasks), ms(p.UpdatedAt)
+	s.plans[p.ID] = p
+	return nil
+}
+
+// GetPlan implements store.Plans.
+func (s *Store) GetPlan(ctx context.Context, id string) (store.Plan, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.Plan{}, err
+	}
+	p, ok := s.plans[id]
+	if !ok {
+		return store.Plan{}, fmt.Errorf("plan %q: %w", id, store.ErrNotFound)
+	}
+	p.Tasks = clone(p.Tasks)
+	return p, nil
+}
+
+// LatestPlan implements store.Plans.
+func (s *Store) LatestPlan(ctx context.Context, chatID string) (store.Plan, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.Plan{}, err
+	}
+	var best *store.Plan
+	for _, p := range s.plans {
+		if p.ChatID != chatID {
+			continue
+		}
+		if best == nil || cmp.Or(p.UpdatedAt.Compare(best.UpdatedAt), cmp.Compare(p.ID, best.ID)) > 0 {
+			best = &p
+		}
+	}
+	if best == nil {
+		return store.Plan{}, fmt.Errorf("plan of chat %q: %w", chatID, store.ErrNotFound)
+	}
+	p := *best
+	p.Tasks = clone(p.Tasks)
+	return p, nil
+}
+
+// CreateDocument implements store.Documents.
+func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Document, error) {
+	if err := store.ValidateNewDocument(d); err != nil {
+		return store.Document{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return store.Document{}, err
+	}
+	if _, ok := s.docs[d.ID]; ok {
+		return store.Document{}, fmt.Errorf("document %q: %w", d.ID, store.ErrExists)
+	}
+	d.SizeBytes, d.CreatedAt, d.UpdatedAt = len(d.Markdown), ms(d.CreatedAt), ms(d.UpdatedAt)
+	s.docs[d.ID] = d
+	return d, nil
+}
+
+// GetDocument implements store.Documents.
+func (s *Store) GetDocument(ctx context.Context, id string) (store.Document, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.document(ctx, id)
+}
+
+func (s *Store) document(ctx context.Context, id string) (store.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Document{}, err
+	}
+	d, ok := s.docs[id]
+	if !ok {
+		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+	}
+	return d, nil
+}
+
+// ListDocuments implements store.Documents.
+func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]store.Document, 0, len(s.docs))
+	for _, d := range s.docs {
+		d.Markdown = ""
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b store.Document) int {
+		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// ApplyDocumentEdit implements store.Documents.
+func (s *Store) ApplyDocumentEdit(ctx context.Context, docID, markdown string, itemCount int, e store.DocumentEdit) (store.Document, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.document(ctx, docID)
+	if err != nil {
+		return store.Document{}, err
+	}
+	if err := store.ValidateEdit(docID, d.Revision, itemCount, e); err != nil {
+		return store.Document{}, err
+	}
+	e.DocumentID, e.At = docID, ms(e.At)
+	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = markdown, e.Revision, itemCount, len(markdown), e.At
+	s.docs[docID] = d
+	s.edits[docID] = append(s.edits[docID], e)
+	return d, nil
+}
+
+// ListDocumentEdits implements store.Documents.
+func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevision int) ([]store.DocumentEdit, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, err := s.document(ctx, docID); err != nil {
+		return nil, err
+	}
+	out := []store.DocumentEdit{}
+	for _, e := range s.edits[docID] {
+		if e.Revision > afterRevision {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// SaveTask implements store.Tasks.
+func (s *Store) SaveTask(ctx context.Context, id string, body json.RawMessage, at time.Time) error {
+	if err := store.ValidateTask(id, body); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.tasks[id] = store.TaskState{ID: id, Body: clone(body), UpdatedAt: ms(at)}
+	return nil
+}
+
+// LoadTask implements store.Tasks.
+func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.TaskState{}, err
+	}
+	t, ok := s.tasks[id]
+	if !ok {
+		return store.TaskState{}, fmt.Errorf("task %q: %w", id, store.ErrNotFound)
+	}
+	t.Body = clone(t.Body)
+	return t, nil
+}

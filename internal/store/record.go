@@ -1,0 +1,135 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Chat is one conversation. A chat stays bound to the agent of its first run.
+type Chat struct {
+	ID             string // lowercase canonical UUID
+	Name           string
+	AgentKey       string
+	DocumentID     string // optional: the document the chat works on
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	LastRunID      string // empty until a run has ended
+	LastRunContent string // the last run's content text, else its user message
+	ReadStatus     int    // 0 unread, 1 read
+	ReadAt         *time.Time
+}
+
+// RunStatus is the state of a run: running, or one of the terminal states.
+type RunStatus string
+
+// The run states.
+const (
+	RunRunning   RunStatus = "running"
+	RunCompleted RunStatus = "completed"
+	RunTimeout   RunStatus = "timeout"
+	RunError     RunStatus = "error"
+)
+
+// Valid reports whether s is one of the four run states.
+func (s RunStatus) Valid() bool { return s == RunRunning || s.Terminal() }
+
+// Terminal reports whether s ends a run (completed, timeout or error).
+func (s RunStatus) Terminal() bool { return s == RunCompleted || s == RunTimeout || s == RunError }
+
+// Run is one request processed by an agent inside a chat.
+type Run struct {
+	ID           string // base36 epoch ms; sorts in time order
+	ChatID       string
+	RequestID    string
+	AgentKey     string
+	Query        json.RawMessage // the request, optional
+	Status       RunStatus
+	FinishReason string // run.complete finishReason (stop, timeout)
+	ErrorCode    string // run.error code (model_error, run_aborted, …)
+	StartedAt    time.Time
+	EndedAt      *time.Time // nil while running
+}
+
+// Message is one complete model-context message of a run (OpenAI style plus extension keys).
+// Ord numbers the messages of a run from 1 and is assigned by the store.
+type Message struct {
+	RunID  string
+	Ord    int
+	Stage  string
+	TaskID string
+	MsgID  string
+	Body   json.RawMessage
+}
+
+// SystemSnapshot is what a run sent as system context for a model call ({model, messages,
+// tools, stream}); Ord numbers the snapshots of a run from 1 and is assigned by the store.
+type SystemSnapshot struct {
+	RunID string
+	Ord   int
+	Stage string
+	Body  json.RawMessage
+}
+
+// Event is one SSE event of a run's live log. Body is the JSON exactly as it was sent.
+type Event struct {
+	RunID     string
+	Seq       int64 // per-run ordinal from 1, strictly increasing
+	Type      string
+	Timestamp int64 // epoch milliseconds
+	Body      json.RawMessage
+}
+
+// Plan is the task list of a plan (plan_{runId}); RunID is the run that saved it last.
+type Plan struct {
+	ID        string
+	ChatID    string
+	RunID     string
+	Tasks     json.RawMessage
+	UpdatedAt time.Time
+}
+
+// Document is a Markdown book with its current text. Revision counts the applied edits (a new
+// document has revision 0); SizeBytes is len(Markdown) and is computed by the store.
+type Document struct {
+	ID        string
+	Name      string
+	Markdown  string // empty in ListDocuments results
+	Revision  int
+	ItemCount int
+	SizeBytes int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// DocumentEdit is one applied edit of a document, the row behind a document.edit event.
+type DocumentEdit struct {
+	DocumentID string
+	Revision   int // the document revision this edit produced
+	RunID      string
+	ToolID     string
+	Op         string // replace, insert_before, insert_after, delete, …
+	Pointer    string // target or anchor
+	NewPointer string // absent for delete
+	Before     string // old Markdown, optional
+	After      string // new Markdown, optional
+	At         time.Time
+}
+
+// TaskState is the persisted state of a cursor-agent task; Body is opaque JSON.
+type TaskState struct {
+	ID        string
+	Body      json.RawMessage
+	UpdatedAt time.Time
+}
+
+// StoredTime returns t as every backend keeps it: UTC with millisecond precision.
+func StoredTime(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+// StoredTimePtr is StoredTime for optional times; nil stays nil.
+func StoredTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	s := StoredTime(*t)
+	return &s
+}

@@ -1,0 +1,194 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/store"
+)
+
+var documentTests = []test{
+	{"Plans/UpsertAndLatest", testPlans},
+	{"Documents/RoundTrip", testDocumentRoundTrip},
+	{"Documents/EditsAndConflicts", testDocumentEdits},
+	{"Documents/ListOrder", testDocumentList},
+	{"Tasks/Upsert", testTasks},
+}
+
+func testPlans(t *testing.T, s store.Store) {
+	addChatRun(t, s)
+	addRun(t, s, "c1", "r2")
+	addChat(t, s, "c2", 0)
+	_, err := s.LatestPlan(bg, "c1")
+	requireIs(t, err, store.ErrNotFound, "no plan yet")
+
+	p1 := store.Plan{ID: "plan_r1", ChatID: "c1", RunID: "r1", UpdatedAt: at(1),
+		Tasks: json.RawMessage(`[{"taskId":"0a1b2c3d","description":"Read","status":"init"}]`)}
+	p2 := store.Plan{ID: "plan_r2", ChatID: "c1", RunID: "r2", UpdatedAt: at(2), Tasks: json.RawMessage(`[]`)}
+	require.NoError(t, s.SavePlan(bg, p1))
+	require.NoError(t, s.SavePlan(bg, p2))
+	latest, err := s.LatestPlan(bg, "c1")
+	require.NoError(t, err)
+	require.Equal(t, "plan_r2", latest.ID)
+
+	// Continuing plan_r1 in run r2 keeps its id and makes it the latest.
+	p1.RunID, p1.UpdatedAt = "r2", at(3)
+	p1.Tasks = json.RawMessage(`[{"taskId":"0a1b2c3d","description":"Read","status":"completed"}]`)
+	require.NoError(t, s.SavePlan(bg, p1))
+	latest, err = s.LatestPlan(bg, "c1")
+	require.NoError(t, err)
+	want := p1
+	want.UpdatedAt = ms(at(3))
+	require.Equal(t, want, latest)
+	got, err := s.GetPlan(bg, "plan_r2")
+	require.NoError(t, err)
+	require.Equal(t, string(p2.Tasks), string(got.Tasks))
+
+	// Ties on updated_at: the greatest id wins.
+	p3 := store.Plan{ID: "plan_r3", ChatID: "c1", RunID: "r2", UpdatedAt: at(3), Tasks: json.RawMessage(`[]`)}
+	require.NoError(t, s.SavePlan(bg, p3))
+	latest, err = s.LatestPlan(bg, "c1")
+	require.NoError(t, err)
+	require.Equal(t, "plan_r3", latest.ID)
+
+	_, err = s.LatestPlan(bg, "c2")
+	requireIs(t, err, store.ErrNotFound, "plans are per chat")
+	_, err = s.GetPlan(bg, "plan_nope")
+	requireIs(t, err, store.ErrNotFound)
+	requireIs(t, s.SavePlan(bg, store.Plan{ID: "p", ChatID: "nope", RunID: "r1", Tasks: json.RawMessage(`[]`)}), store.ErrNotFound)
+	requireIs(t, s.SavePlan(bg, store.Plan{ID: "p", ChatID: "c1", RunID: "nope", Tasks: json.RawMessage(`[]`)}), store.ErrNotFound)
+	requireIs(t, s.SavePlan(bg, store.Plan{ChatID: "c1", RunID: "r1", Tasks: json.RawMessage(`[]`)}), store.ErrInvalid)
+	requireIs(t, s.SavePlan(bg, store.Plan{ID: "p", ChatID: "c1", RunID: "r1", Tasks: json.RawMessage(`[`)}), store.ErrInvalid)
+}
+
+const book = "# Title\n\nFirst paragraph — ü.\n"
+
+func addDocument(t *testing.T, s store.Store, id string, i int) store.Document {
+	t.Helper()
+	d, err := s.CreateDocument(bg, store.Document{ID: id, Name: id + ".md", Markdown: book, ItemCount: 2,
+		CreatedAt: at(i), UpdatedAt: at(i)})
+	require.NoError(t, err)
+	return d
+}
+
+func testDocumentRoundTrip(t *testing.T, s store.Store) {
+	d := addDocument(t, s, "d1", 1)
+	want := store.Document{ID: "d1", Name: "d1.md", Markdown: book, Revision: 0, ItemCount: 2, SizeBytes: len(book),
+		CreatedAt: ms(at(1)), UpdatedAt: ms(at(1))}
+	require.Equal(t, want, d, "CreateDocument returns the stored document, size computed")
+	got, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	_, err = s.CreateDocument(bg, store.Document{ID: "d1", Markdown: "other"})
+	requireIs(t, err, store.ErrExists)
+	_, err = s.CreateDocument(bg, store.Document{ID: "d2", Revision: 3})
+	requireIs(t, err, store.ErrInvalid)
+	_, err = s.CreateDocument(bg, store.Document{Name: "no id"})
+	requireIs(t, err, store.ErrInvalid)
+	_, err = s.GetDocument(bg, "nope")
+	requireIs(t, err, store.ErrNotFound)
+
+	empty, err := s.CreateDocument(bg, store.Document{ID: "d3", SizeBytes: 99})
+	require.NoError(t, err)
+	require.Equal(t, 0, empty.SizeBytes, "the store computes the size")
+}
+
+func edit(rev int, op string) store.DocumentEdit {
+	return store.DocumentEdit{Revision: rev, RunID: "r1", ToolID: "call_1", Op: op, Pointer: "2:p1",
+		NewPointer: "3:p1", Before: "First paragraph — ü.", After: "Changed.", At: at(10 + rev)}
+}
+
+func testDocumentEdits(t *testing.T, s store.Store) {
+	addDocument(t, s, "d1", 0)
+	md1 := "# Title\n\nChanged.\n"
+	d, err := s.ApplyDocumentEdit(bg, "d1", md1, 2, edit(1, "replace"))
+	require.NoError(t, err)
+	require.Equal(t, 1, d.Revision)
+	require.Equal(t, md1, d.Markdown)
+	require.Equal(t, len(md1), d.SizeBytes)
+	require.Equal(t, ms(at(11)), d.UpdatedAt)
+	require.Equal(t, ms(at(0)), d.CreatedAt)
+
+	md2 := md1 + "\nMore.\n"
+	del := edit(2, "insert_after")
+	del.DocumentID = "d1"
+	_, err = s.ApplyDocumentEdit(bg, "d1", md2, 3, del)
+	require.NoError(t, err)
+
+	for _, rev := range []int{0, 1, 2, 4} {
+		_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, edit(rev, "replace"))
+		requireIs(t, err, store.ErrConflict, "revision %d on revision 2", rev)
+	}
+	_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, store.DocumentEdit{Revision: 3})
+	requireIs(t, err, store.ErrInvalid, "an edit without op")
+	other := edit(3, "replace")
+	other.DocumentID = "d9"
+	_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, other)
+	requireIs(t, err, store.ErrInvalid, "an edit naming another document")
+	_, err = s.ApplyDocumentEdit(bg, "nope", "x", 1, edit(1, "replace"))
+	requireIs(t, err, store.ErrNotFound)
+
+	got, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, store.Document{ID: "d1", Name: "d1.md", Markdown: md2, Revision: 2, ItemCount: 3,
+		SizeBytes: len(md2), CreatedAt: ms(at(0)), UpdatedAt: ms(at(12))}, got, "refused edits changed nothing")
+
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	want1, want2 := edit(1, "replace"), del
+	want1.DocumentID, want1.At, want2.At = "d1", ms(at(11)), ms(at(12))
+	require.Equal(t, []store.DocumentEdit{want1, want2}, edits)
+	edits, err = s.ListDocumentEdits(bg, "d1", 1)
+	require.NoError(t, err)
+	require.Equal(t, []store.DocumentEdit{want2}, edits)
+	edits, err = s.ListDocumentEdits(bg, "d1", 2)
+	require.NoError(t, err)
+	require.Empty(t, edits)
+	_, err = s.ListDocumentEdits(bg, "nope", 0)
+	requireIs(t, err, store.ErrNotFound)
+}
+
+func testDocumentList(t *testing.T, s store.Store) {
+	addDocument(t, s, "b", 2)
+	addDocument(t, s, "a", 2)
+	addDocument(t, s, "c", 1)
+	_, err := s.ApplyDocumentEdit(bg, "c", "x", 1, edit(1, "replace")) // updated at minute 11
+	require.NoError(t, err)
+	list, err := s.ListDocuments(bg)
+	require.NoError(t, err)
+	var ids []string
+	for _, d := range list {
+		ids = append(ids, d.ID)
+		require.Empty(t, d.Markdown, "listings leave out the text")
+		require.NotZero(t, d.SizeBytes)
+	}
+	require.Equal(t, []string{"c", "a", "b"}, ids)
+	require.Equal(t, 1, list[0].Revision)
+}
+
+func testTasks(t *testing.T, s store.Store) {
+	_, err := s.LoadTask(bg, "t1")
+	requireIs(t, err, store.ErrNotFound)
+	first := json.RawMessage(`{"task":{"id":"t1"},"found":[],"steps":0}`)
+	require.NoError(t, s.SaveTask(bg, "t1", first, at(1)))
+	got, err := s.LoadTask(bg, "t1")
+	require.NoError(t, err)
+	require.Equal(t, store.TaskState{ID: "t1", Body: first, UpdatedAt: ms(at(1))}, got)
+
+	second := json.RawMessage(`{"task":{"id":"t1"},"found":[{"p":"3:p1"}],"steps":1}`)
+	require.NoError(t, s.SaveTask(bg, "t1", second, at(2)))
+	require.NoError(t, s.SaveTask(bg, "t2", first, at(3)))
+	got, err = s.LoadTask(bg, "t1")
+	require.NoError(t, err)
+	require.Equal(t, store.TaskState{ID: "t1", Body: second, UpdatedAt: ms(at(2))}, got, "a save replaces the state")
+	got, err = s.LoadTask(bg, "t2")
+	require.NoError(t, err)
+	require.Equal(t, string(first), string(got.Body))
+
+	requireIs(t, s.SaveTask(bg, "", first, at(1)), store.ErrInvalid)
+	requireIs(t, s.SaveTask(bg, "t3", json.RawMessage(`{`), at(1)), store.ErrInvalid)
+	requireIs(t, s.SaveTask(bg, "t3", nil, at(1)), store.ErrInvalid)
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The Validate functions hold the record rules every backend applies before writing, so the
+// backends agree on what is rejected; each returns an error wrapping ErrInvalid (or
+// ErrConflict for the order of event seqs).
+
+// ValidateChat checks a chat to be created.
+func ValidateChat(c Chat) error {
+	if c.ID == "" {
+		return fmt.Errorf("%w: chat id is empty", ErrInvalid)
+	}
+	if c.ReadStatus != 0 && c.ReadStatus != 1 {
+		return fmt.Errorf("%w: chat %q: read status %d is neither 0 nor 1", ErrInvalid, c.ID, c.ReadStatus)
+	}
+	return nil
+}
+
+// ValidateNewRun checks a run to be created: an id, a chat, no terminal state.
+func ValidateNewRun(r Run) error {
+	switch {
+	case r.ID == "":
+		return fmt.Errorf("%w: run id is empty", ErrInvalid)
+	case r.ChatID == "":
+		return fmt.Errorf("%w: run %q: chat id is empty", ErrInvalid, r.ID)
+	case r.Status != "" && r.Status != RunRunning:
+		return fmt.Errorf("%w: run %q: a new run must be running, not %q", ErrInvalid, r.ID, r.Status)
+	case r.EndedAt != nil:
+		return fmt.Errorf("%w: run %q: a new run has no end time", ErrInvalid, r.ID)
+	}
+	return validJSON(r.Query, true, "run %q query", r.ID)
+}
+
+// ValidateFinish checks the status given to FinishRun.
+func ValidateFinish(runID string, status RunStatus) error {
+	if !status.Terminal() {
+		return fmt.Errorf("%w: run %q: %q is not a terminal status", ErrInvalid, runID, status)
+	}
+	return nil
+}
+
+// ValidateMessages checks messages to be appended to run runID.
+func ValidateMessages(runID string, msgs []Message) error {
+	for i, m := range msgs {
+		if m.RunID != "" && m.RunID != runID {
+			return fmt.Errorf("%w: message %d names run %q, appended to run %q", ErrInvalid, i, m.RunID, runID)
+		}
+		if err := validJSON(m.Body, false, "run %q message %d", runID, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateSystem checks a system snapshot body.
+func ValidateSystem(runID string, body json.RawMessage) error {
+	return validJSON(body, false, "run %q system snapshot", runID)
+}
+
+// ValidateEvents checks a batch of events for run runID whose last stored seq is lastSeq:
+// valid fields (ErrInvalid), then seqs strictly increasing above lastSeq (ErrConflict).
+func ValidateEvents(runID string, lastSeq int64, events []Event) error {
+	prev := lastSeq
+	for i, e := range events {
+		switch {
+		case e.RunID != "" && e.RunID != runID:
+			return fmt.Errorf("%w: event %d names run %q, appended to run %q", ErrInvalid, i, e.RunID, runID)
+		case e.Seq < 1:
+			return fmt.Errorf("%w: run %q event %d: seq %d is below 1", ErrInvalid, runID, i, e.Seq)
+		case e.Type == "":
+			return fmt.Errorf("%w: run %q event seq %d: empty type", ErrInvalid, runID, e.Seq)
+		}
+		if err := validJSON(e.Body, false, "run %q event seq %d", runID, e.Seq); err != nil {
+			return err
+		}
+		if e.Seq <= prev {
+			return fmt.Errorf("%w: run %q: event seq %d does not follow seq %d", ErrConflict, runID, e.Seq, prev)
+		}
+		prev = e.Seq
+	}
+	return nil
+}
+
+// ValidatePlan checks a plan to be saved.
+func ValidatePlan(p Plan) error {
+	switch {
+	case p.ID == "":
+		return fmt.Errorf("%w: plan id is empty", ErrInvalid)
+	case p.ChatID == "" || p.RunID == "":
+		return fmt.Errorf("%w: plan %q needs a chat and a run", ErrInvalid, p.ID)
+	}
+	return validJSON(p.Tasks, false, "plan %q tasks", p.ID)
+}
+
+// ValidateNewDocument checks a document to be created.
+func ValidateNewDocument(d Document) error {
+	switch {
+	case d.ID == "":
+		return fmt.Errorf("%w: document id is empty", ErrInvalid)
+	case d.Revision != 0:
+		return fmt.Errorf("%w: document %q: a new document has revision 0, not %d", ErrInvalid, d.ID, d.Revision)
+	case d.ItemCount < 0:
+		return fmt.Errorf("%w: document %q: negative item count", ErrInvalid, d.ID)
+	}
+	return nil
+}
+
+// ValidateEdit checks an edit of document docID whose current revision is current: its
+// fields (ErrInvalid), then its revision (ErrConflict unless current+1).
+func ValidateEdit(docID string, current, itemCount int, e DocumentEdit) error {
+	switch {
+	case e.DocumentID != "" && e.DocumentID != docID:
+		return fmt.Errorf("%w: edit names document %q, applied to %q", ErrInvalid, e.DocumentID, docID)
+	case e.Op == "":
+		return fmt.Errorf("%w: document %q edit: empty op", ErrInvalid, docID)
+	case itemCount < 0:
+		return fmt.Errorf("%w: document %q edit: negative item count", ErrInvalid, docID)
+	case e.Revision != current+1:
+		return fmt.Errorf("%w: document %q is at revision %d, the edit claims revision %d", ErrConflict, docID, current, e.Revision)
+	}
+	return nil
+}
+
+// ValidateTask checks a task state to be saved.
+func ValidateTask(id string, body json.RawMessage) error {
+	if id == "" {
+		return fmt.Errorf("%w: task id is empty", ErrInvalid)
+	}
+	return validJSON(body, false, "task %q state", id)
+}
+
+// validJSON checks that b is one well-formed JSON value; optional allows an empty b.
+func validJSON(b json.RawMessage, optional bool, format string, args ...any) error {
+	if len(b) == 0 && optional {
+		return nil
+	}
+	if !json.Valid(b) {
+		return fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	return nil
+}
