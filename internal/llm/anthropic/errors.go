@@ -8,9 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
-	"syscall"
+
+	"github.com/aitexteditor/aite/internal/llm/wire"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -79,14 +79,7 @@ func (p *Provider) classify(ctx context.Context, err error, emitted bool) *llm.E
 }
 
 // isNetwork reports transport-level failures.
-func isNetwork(err error) bool {
-	var ue *url.Error
-	var oe *net.OpError
-	return errors.As(err, &ue) || errors.As(err, &oe) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
-}
+var isNetwork = wire.IsNetwork
 
 // fromStatus maps an HTTP error response: 401/403 Auth, 429 RateLimited,
 // 408 Timeout, 5xx (529 included) Server, a 4xx saying the prompt is too

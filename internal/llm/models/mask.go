@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/llm/openai"
+	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // masked replaces a secret that is too short to show any of.
@@ -29,7 +29,7 @@ func Mask(s string) string {
 // IsSecretName reports whether a header, field or attribute named name
 // carries a credential: its name contains authorization, apikey, api-key,
 // api_key, token, secret, password or cookie (any case).
-func IsSecretName(name string) bool { return openai.IsSecretName(name) }
+func IsSecretName(name string) bool { return wire.IsSecretName(name) }
 
 // RedactHeaders returns a copy of h with the values of secret headers
 // masked.

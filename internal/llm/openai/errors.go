@@ -8,9 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
-	"syscall"
+
+	"github.com/aitexteditor/aite/internal/llm/wire"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/tidwall/gjson"
@@ -75,14 +75,7 @@ func (p *Provider) classify(ctx context.Context, err error, streamed bool) *llm.
 }
 
 // isNetwork reports transport-level failures.
-func isNetwork(err error) bool {
-	var ue *url.Error
-	var oe *net.OpError
-	return errors.As(err, &ue) || errors.As(err, &oe) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
-}
+var isNetwork = wire.IsNetwork
 
 // fromStatus maps an HTTP error response.
 func (p *Provider) fromStatus(se *statusError) *llm.Error {

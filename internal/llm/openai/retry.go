@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aitexteditor/aite/internal/llm/wire"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -17,9 +17,6 @@ import (
 
 	"github.com/aitexteditor/aite/internal/llm"
 )
-
-// maxRetryAfter caps a server-requested delay.
-const maxRetryAfter = 60 * time.Second
 
 // chunkStream is the SDK's typed SSE stream. Only its request side is used:
 // it owns the HTTP response, whose body an sseReader reads (see sse.go).
@@ -120,32 +117,10 @@ func rejectsStreamOptions(err error) bool {
 }
 
 // retryDelay is the server's Retry-After when given, else a jittered
-// exponential backoff: a random duration in [step/2, step] with
-// step = RetryBaseDelay·2^retries, capped at maxRetryAfter.
+// exponential backoff (wire.Backoff).
 func (p *Provider) retryDelay(e *llm.Error, retries int) time.Duration {
-	if e.RetryAfter > 0 {
-		return e.RetryAfter
-	}
-	step := min(p.cfg.RetryBaseDelay<<min(retries, 16), maxRetryAfter)
-	half := step / 2
-	return half + rand.N(step-half+1)
+	return wire.Backoff(p.cfg.RetryBaseDelay, retries, e.RetryAfter)
 }
 
-// parseRetryAfter reads retry-after-ms or Retry-After (seconds or an HTTP
-// date), capped at maxRetryAfter; 0 when absent or unparsable.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	var d time.Duration
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms > 0 {
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); d == 0 && v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil {
-			d = time.Duration(secs * float64(time.Second))
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		}
-	}
-	return min(max(d, 0), maxRetryAfter)
-}
+// parseRetryAfter reads retry-after-ms or Retry-After (wire.ParseRetryAfter).
+var parseRetryAfter = wire.ParseRetryAfter

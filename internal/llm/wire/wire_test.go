@@ -1,0 +1,64 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMasking(t *testing.T) {
+	for _, n := range []string{"Authorization", "x-api-key", "X-Auth-Token", "client_secret", "Cookie"} {
+		require.True(t, IsSecretName(n), n)
+	}
+	require.False(t, IsSecretName("Content-Type"))
+	h := http.Header{"Authorization": {"Bearer sk-123"}, "Accept": {"text/event-stream"}}
+	require.Equal(t, []string{"Accept: text/event-stream", "Authorization: ***"}, MaskHeaders(h))
+	u, _ := url.Parse("https://user:pw@h.example/v1?api_key=sk-1&x=2")
+	got := MaskURL(u)
+	require.NotContains(t, got, "sk-1")
+	require.NotContains(t, got, "pw")
+	require.Contains(t, got, "x=2")
+}
+
+func TestLogExchangeNeverLogsTheKey(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	req, _ := http.NewRequest("POST", "https://h.example/v1/chat?token=sk-secret", nil)
+	req.Header.Set("Authorization", "Bearer sk-secret")
+	_, err := LogExchange(log, "llm/test: http", req, func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(""))}, nil
+	})
+	require.NoError(t, err)
+	require.Contains(t, buf.String(), "status=200")
+	require.NotContains(t, buf.String(), "sk-secret")
+}
+
+func TestRetryAfterAndBackoff(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.Equal(t, 7*time.Second, ParseRetryAfter(http.Header{"Retry-After": {"7"}}, now))
+	require.Equal(t, 250*time.Millisecond, ParseRetryAfter(http.Header{"Retry-After-Ms": {"250"}}, now))
+	require.Equal(t, 30*time.Second, ParseRetryAfter(http.Header{"Retry-After": {now.Add(30 * time.Second).Format(http.TimeFormat)}}, now))
+	require.Equal(t, MaxRetryAfter, ParseRetryAfter(http.Header{"Retry-After": {"3600"}}, now))
+	require.Zero(t, ParseRetryAfter(http.Header{"Retry-After": {"soon"}}, now))
+	require.Equal(t, 5*time.Second, Backoff(time.Second, 3, 5*time.Second))
+	for i := 0; i < 50; i++ {
+		d := Backoff(100*time.Millisecond, 2, 0)
+		require.GreaterOrEqual(t, d, 200*time.Millisecond)
+		require.LessOrEqual(t, d, 400*time.Millisecond)
+	}
+	require.LessOrEqual(t, Backoff(time.Second, 40, 0), MaxRetryAfter)
+}
+
+func TestIsNetwork(t *testing.T) {
+	require.True(t, IsNetwork(&url.Error{Op: "Post", URL: "x", Err: errors.New("refused")}))
+	require.True(t, IsNetwork(io.ErrUnexpectedEOF))
+	require.False(t, IsNetwork(errors.New("bad request")))
+}
