@@ -1,0 +1,137 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// The event types of § 3.2.
+const (
+	TypeRequestQuery  = "request.query"
+	TypeRequestSubmit = "request.submit"
+	TypeChatStart     = "chat.start"
+	TypeRunStart      = "run.start"
+	TypeRunComplete   = "run.complete"
+	TypeRunError      = "run.error"
+	TypePlanUpdate    = "plan.update"
+	TypeTaskStart     = "task.start"
+	TypeTaskComplete  = "task.complete"
+	TypeTaskCancel    = "task.cancel"
+	TypeTaskFail      = "task.fail"
+
+	TypeReasoningStart = "reasoning.start"
+	TypeReasoningDelta = "reasoning.delta"
+	TypeReasoningEnd   = "reasoning.end"
+	TypeContentStart   = "content.start"
+	TypeContentDelta   = "content.delta"
+	TypeContentEnd     = "content.end"
+
+	TypeToolStart    = "tool.start"
+	TypeToolArgs     = "tool.args"
+	TypeToolEnd      = "tool.end"
+	TypeToolResult   = "tool.result"
+	TypeActionStart  = "action.start"
+	TypeActionArgs   = "action.args"
+	TypeActionEnd    = "action.end"
+	TypeActionResult = "action.result"
+	TypeDocumentEdit = "document.edit" // [EXT]
+
+	// History only (§ 5.3).
+	TypeReasoningSnapshot = "reasoning.snapshot"
+	TypeContentSnapshot   = "content.snapshot"
+	TypeToolSnapshot      = "tool.snapshot"
+	TypeActionSnapshot    = "action.snapshot"
+)
+
+// The finish reasons of run.complete.
+const (
+	FinishStop    = "stop"
+	FinishTimeout = "timeout"
+)
+
+// The toolType values of tool.start and tool.snapshot.
+const (
+	ToolTypeFunction = "function"
+	ToolTypeHTML     = "html"
+	ToolTypeQLC      = "qlc"
+)
+
+// The error codes of run.error (§ 3.5).
+const (
+	CodeModelError       = "model_error"
+	CodeBudgetExceeded   = "budget_exceeded"
+	CodeRunTimeout       = "run_timeout"
+	CodeToolCallRequired = "tool_call_required"
+	CodeNoFinalAnswer    = "no_final_answer"
+	CodePlanNotCreated   = "plan_not_created"
+	CodePlanStalled      = "plan_stalled"
+	CodeTaskFailed       = "task_failed"
+	CodeRunAborted       = "run_aborted"
+	CodeInternalError    = "internal_error"
+)
+
+// The error codes of an error tool result (§ 7.1).
+const (
+	ToolCodeInvalidArguments      = "invalid_arguments"
+	ToolCodeTimeout               = "tool_timeout"
+	ToolCodeFailed                = "tool_failed"
+	ToolCodeNotEnabled            = "tool_not_enabled"
+	ToolCodeSkipped               = "skipped"
+	ToolCodeFrontendSubmitTimeout = "frontend_submit_timeout"
+)
+
+// Event is one SSE event: the three common fields and a payload, one of the
+// payload structs of this package (or nil). It encodes as one JSON object
+// whose first keys are seq, type and timestamp, followed by the payload's
+// fields (§ 3.1).
+type Event struct {
+	Seq       int64  // per-run ordinal from 1; also the SSE id
+	Type      string // one of the Type constants
+	Timestamp int64  // epoch milliseconds
+	Payload   any    // must encode as a JSON object
+}
+
+// MarshalJSON writes {"seq":…,"type":…,"timestamp":…,<payload fields>} on
+// one line without HTML escaping. Call it directly to keep that property:
+// json.Marshal re-escapes <, > and & in a Marshaler's output.
+func (e Event) MarshalJSON() ([]byte, error) {
+	typ, err := encode(e.Type)
+	if err != nil {
+		return nil, err
+	}
+	var payload []byte
+	if e.Payload != nil {
+		if payload, err = encode(e.Payload); err != nil {
+			return nil, fmt.Errorf("api: %s payload: %w", e.Type, err)
+		}
+		if len(payload) < 2 || payload[0] != '{' {
+			return nil, fmt.Errorf("api: %s payload is not a JSON object", e.Type)
+		}
+	}
+	b := make([]byte, 0, 64+len(payload))
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"type":`...)
+	b = append(b, typ...)
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, e.Timestamp, 10)
+	if len(payload) > 2 { // not "{}"
+		b = append(b, ',')
+		b = append(b, payload[1:]...)
+		return b, nil
+	}
+	return append(b, '}'), nil
+}
+
+// encode marshals v compactly without HTML escaping.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

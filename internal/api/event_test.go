@@ -1,0 +1,91 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestEventMarshalJSON(t *testing.T) {
+	yes := true
+	size := int64(0)
+	tests := []struct {
+		name string
+		ev   Event
+		want string
+	}{
+		{"content delta (§ 3.1 example)",
+			Event{7, TypeContentDelta, 1770863186548, ContentDelta{"mtoewf3u_c_1", "Hi"}},
+			`{"seq":7,"type":"content.delta","timestamp":1770863186548,"contentId":"mtoewf3u_c_1","delta":"Hi"}`},
+		{"pointer payload", Event{1, TypeRunStart, 5, &RunStart{"r1", "c1", "book"}},
+			`{"seq":1,"type":"run.start","timestamp":5,"runId":"r1","chatId":"c1","agentKey":"book"}`},
+		{"nil payload", Event{2, TypeToolEnd, 5, nil}, `{"seq":2,"type":"tool.end","timestamp":5}`},
+		{"empty payload", Event{2, TypeTaskComplete, 5, struct{}{}}, `{"seq":2,"type":"task.complete","timestamp":5}`},
+		{"unicode and html kept, controls escaped",
+			Event{3, TypeReasoningDelta, 9, ReasoningDelta{"r_1", "a<b> & \"ü\" 📚\n\t"}},
+			`{"seq":3,"type":"reasoning.delta","timestamp":9,"reasoningId":"r_1","delta":"a<b> & \"ü\" 📚\n\t"}`},
+		{"tool.start optional fields omitted",
+			Event{4, TypeToolStart, 9, ToolStart{ToolID: "call_1", RunID: "r", ToolName: "read", ToolType: ToolTypeFunction}},
+			`{"seq":4,"type":"tool.start","timestamp":9,"toolId":"call_1","runId":"r","toolName":"read","toolType":"function"}`},
+		{"tool.start frontend",
+			Event{4, TypeToolStart, 9, ToolStart{ToolID: "c", RunID: "r", TaskID: "0a1b2c3d", ToolName: "pick", ToolType: ToolTypeHTML,
+				ToolParams: json.RawMessage(`{"a": 1}`), ToolKey: "pick", ToolTimeout: 300000}},
+			`{"seq":4,"type":"tool.start","timestamp":9,"toolId":"c","runId":"r","taskId":"0a1b2c3d","toolName":"pick","toolType":"html","toolParams":{"a":1},"toolKey":"pick","toolTimeout":300000}`},
+		{"tool.args chunkIndex 0 kept", Event{5, TypeToolArgs, 9, ToolArgs{"c", `{"q":`, 0}},
+			`{"seq":5,"type":"tool.args","timestamp":9,"toolId":"c","delta":"{\"q\":","chunkIndex":0}`},
+		{"tool.result string", Event{6, TypeToolResult, 9, ToolResult{"c", `{"tool":"x","ok":false}`}},
+			`{"seq":6,"type":"tool.result","timestamp":9,"toolId":"c","result":"{\"tool\":\"x\",\"ok\":false}"}`},
+		{"run.error", Event{8, TypeRunError, 9, RunError{"r", ErrorInfo{CodeModelError, "HTTP 500", true}}},
+			`{"seq":8,"type":"run.error","timestamp":9,"runId":"r","error":{"code":"model_error","message":"HTTP 500","retriable":true}}`},
+		{"run.complete", Event{9, TypeRunComplete, 9, RunComplete{"r", FinishStop}},
+			`{"seq":9,"type":"run.complete","timestamp":9,"runId":"r","finishReason":"stop"}`},
+		{"document.edit delete", Event{10, TypeDocumentEdit, 9, DocumentEdit{DocumentID: "d", RunID: "r", ToolID: "c", Op: "delete", Pointer: "24:1.p2", Before: "old"}},
+			`{"seq":10,"type":"document.edit","timestamp":9,"documentId":"d","runId":"r","toolId":"c","revision":0,"op":"delete","pointer":"24:1.p2","before":"old"}`},
+		{"request.query",
+			Event{1, TypeRequestQuery, 9, RequestQuery{RequestID: "q", ChatID: "c", Role: "user", Message: "hi",
+				References: []Reference{{ID: "f", SizeBytes: &size}}, Params: map[string]json.RawMessage{"b": json.RawMessage(`12345678901234567890`), "a": json.RawMessage(`{"x":[1]}`)},
+				Scene: &Scene{URL: "https://x/?a=1&b=2", Title: "T"}, Stream: &yes}},
+			`{"seq":1,"type":"request.query","timestamp":9,"requestId":"q","chatId":"c","role":"user","message":"hi","references":[{"id":"f","sizeBytes":0}],"params":{"a":{"x":[1]},"b":12345678901234567890},"scene":{"url":"https://x/?a=1&b=2","title":"T"},"stream":true}`},
+		{"chat.start without token", Event{2, TypeChatStart, 9, ChatStart{ChatID: "c", ChatName: "New chat"}},
+			`{"seq":2,"type":"chat.start","timestamp":9,"chatId":"c","chatName":"New chat"}`},
+		{"plan.update", Event{4, TypePlanUpdate, 9, PlanUpdate{"plan_r", "c", []PlanTask{{"0a1b2c3d", "Read", "init"}}}},
+			`{"seq":4,"type":"plan.update","timestamp":9,"planId":"plan_r","chatId":"c","plan":[{"taskId":"0a1b2c3d","description":"Read","status":"init"}]}`},
+		{"task.fail", Event{5, TypeTaskFail, 9, TaskFail{"t", TaskError{"task_not_updated", "no change"}}},
+			`{"seq":5,"type":"task.fail","timestamp":9,"taskId":"t","error":{"code":"task_not_updated","message":"no change"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.ev.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("invalid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestEventMarshalJSONRejectsNonObjects(t *testing.T) {
+	for _, p := range []any{"text", 3, []int{1}, func() {}} {
+		if b, err := (Event{Seq: 1, Type: "x", Payload: p}).MarshalJSON(); err == nil {
+			t.Errorf("payload %T: want error, got %s", p, b)
+		}
+	}
+}
+
+func TestEnvelope(t *testing.T) {
+	b, err := json.Marshal(Envelope{Code: 400, Msg: "Validation failed", Data: ValidationData{map[string]string{"message": "must not be blank"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"code":400,"msg":"Validation failed","data":{"fields":{"message":"must not be blank"}}}`; string(b) != want {
+		t.Errorf("got %s", b)
+	}
+	b, _ = json.Marshal(Envelope{Code: 0, Msg: MsgSuccess, Data: []int{}})
+	if want := `{"code":0,"msg":"success","data":[]}`; string(b) != want {
+		t.Errorf("got %s", b)
+	}
+}

@@ -1,0 +1,259 @@
+package api
+
+import "encoding/json"
+
+// RequestQuery is the payload of request.query: the query as received
+// (params without the internal "__" keys).
+type RequestQuery struct {
+	RequestID  string                     `json:"requestId"`
+	ChatID     string                     `json:"chatId"`
+	Role       string                     `json:"role"`
+	Message    string                     `json:"message"`
+	AgentKey   string                     `json:"agentKey,omitempty"`
+	References []Reference                `json:"references,omitempty"`
+	Params     map[string]json.RawMessage `json:"params,omitempty"`
+	Scene      *Scene                     `json:"scene,omitempty"`
+	Stream     *bool                      `json:"stream,omitempty"`
+}
+
+// RequestSubmit is the payload of request.submit: a /submit that released a
+// frontend tool wait. Payload is the submitted params.
+type RequestSubmit struct {
+	RequestID string          `json:"requestId"`
+	ChatID    string          `json:"chatId"`
+	RunID     string          `json:"runId"`
+	ToolID    string          `json:"toolId"`
+	Payload   json.RawMessage `json:"payload"`
+	ViewID    string          `json:"viewId,omitempty"`
+}
+
+// ChatStart is the payload of chat.start, sent in a chat's first run only.
+type ChatStart struct {
+	ChatID         string `json:"chatId"`
+	ChatName       string `json:"chatName"`
+	ChatImageToken string `json:"chatImageToken,omitempty"`
+}
+
+// RunStart is the payload of run.start.
+type RunStart struct {
+	RunID    string `json:"runId"`
+	ChatID   string `json:"chatId"`
+	AgentKey string `json:"agentKey"`
+}
+
+// RunComplete is the payload of run.complete (FinishStop or FinishTimeout).
+type RunComplete struct {
+	RunID        string `json:"runId"`
+	FinishReason string `json:"finishReason"`
+}
+
+// ErrorInfo says why a run failed (codes of § 3.5).
+type ErrorInfo struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retriable bool   `json:"retriable"`
+}
+
+// RunError is the payload of run.error.
+type RunError struct {
+	RunID string    `json:"runId"`
+	Error ErrorInfo `json:"error"`
+}
+
+// PlanTask is one task of a plan.
+type PlanTask struct {
+	TaskID      string `json:"taskId"`
+	Description string `json:"description"`
+	Status      string `json:"status"`
+}
+
+// PlanUpdate is the payload of plan.update: the full task list every time.
+type PlanUpdate struct {
+	PlanID string     `json:"planId"`
+	ChatID string     `json:"chatId"`
+	Plan   []PlanTask `json:"plan"`
+}
+
+// TaskStart is the payload of task.start.
+type TaskStart struct {
+	TaskID      string `json:"taskId"`
+	RunID       string `json:"runId"`
+	TaskName    string `json:"taskName,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// TaskEnd is the payload of task.complete and task.cancel.
+type TaskEnd struct {
+	TaskID string `json:"taskId"`
+}
+
+// TaskError says why a task failed.
+type TaskError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// TaskFail is the payload of task.fail.
+type TaskFail struct {
+	TaskID string    `json:"taskId"`
+	Error  TaskError `json:"error"`
+}
+
+// ReasoningStart is the payload of reasoning.start.
+type ReasoningStart struct {
+	ReasoningID string `json:"reasoningId"`
+	RunID       string `json:"runId"`
+	TaskID      string `json:"taskId,omitempty"`
+}
+
+// ReasoningDelta is the payload of reasoning.delta.
+type ReasoningDelta struct {
+	ReasoningID string `json:"reasoningId"`
+	Delta       string `json:"delta"`
+}
+
+// ReasoningEnd is the payload of reasoning.end.
+type ReasoningEnd struct {
+	ReasoningID string `json:"reasoningId"`
+}
+
+// ContentStart is the payload of content.start.
+type ContentStart struct {
+	ContentID string `json:"contentId"`
+	RunID     string `json:"runId"`
+	TaskID    string `json:"taskId,omitempty"`
+}
+
+// ContentDelta is the payload of content.delta.
+type ContentDelta struct {
+	ContentID string `json:"contentId"`
+	Delta     string `json:"delta"`
+}
+
+// ContentEnd is the payload of content.end.
+type ContentEnd struct {
+	ContentID string `json:"contentId"`
+}
+
+// ToolStart is the payload of tool.start. ToolParams is present only when
+// the complete arguments were known as the call opened; frontend tools set
+// ToolKey (the viewportKey) and ToolTimeout (ms).
+type ToolStart struct {
+	ToolID      string          `json:"toolId"`
+	RunID       string          `json:"runId"`
+	TaskID      string          `json:"taskId,omitempty"`
+	ToolName    string          `json:"toolName"`
+	ToolType    string          `json:"toolType"`
+	ToolAPI     string          `json:"toolApi,omitempty"`
+	ToolParams  json.RawMessage `json:"toolParams,omitempty"`
+	Description string          `json:"description,omitempty"`
+	ToolKey     string          `json:"toolKey,omitempty"`
+	ToolTimeout int64           `json:"toolTimeout,omitempty"`
+}
+
+// ToolArgs is the payload of tool.args: one raw argument fragment.
+type ToolArgs struct {
+	ToolID     string `json:"toolId"`
+	Delta      string `json:"delta"`
+	ChunkIndex int    `json:"chunkIndex"`
+}
+
+// ToolEnd is the payload of tool.end.
+type ToolEnd struct {
+	ToolID string `json:"toolId"`
+}
+
+// ToolResult is the payload of tool.result; Result is always a string (text
+// or serialised JSON such as a ToolError).
+type ToolResult struct {
+	ToolID string `json:"toolId"`
+	Result string `json:"result"`
+}
+
+// ToolError is the JSON text of an error tool result (§ 7.1); OK is false.
+type ToolError struct {
+	Tool  string `json:"tool"`
+	OK    bool   `json:"ok"`
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
+// ActionStart is the payload of action.start.
+type ActionStart struct {
+	ActionID    string `json:"actionId"`
+	RunID       string `json:"runId"`
+	TaskID      string `json:"taskId,omitempty"`
+	ActionName  string `json:"actionName"`
+	Description string `json:"description,omitempty"`
+}
+
+// ActionArgs is the payload of action.args.
+type ActionArgs struct {
+	ActionID string `json:"actionId"`
+	Delta    string `json:"delta"`
+}
+
+// ActionEnd is the payload of action.end.
+type ActionEnd struct {
+	ActionID string `json:"actionId"`
+}
+
+// ActionResult is the payload of action.result: the result text's JSON if
+// it parses, else the text as a JSON string (normally "OK").
+type ActionResult struct {
+	ActionID string          `json:"actionId"`
+	Result   json.RawMessage `json:"result"`
+}
+
+// DocumentEdit is the payload of document.edit [EXT]: one applied edit
+// operation (replace, insert_before, insert_after, delete).
+type DocumentEdit struct {
+	DocumentID string `json:"documentId"`
+	RunID      string `json:"runId"`
+	ToolID     string `json:"toolId"`
+	TaskID     string `json:"taskId,omitempty"`
+	Revision   int    `json:"revision"`
+	Op         string `json:"op"`
+	Pointer    string `json:"pointer"`
+	NewPointer string `json:"newPointer,omitempty"`
+	Before     string `json:"before,omitempty"`
+	After      string `json:"after,omitempty"`
+}
+
+// ReasoningSnapshot is the history-only payload of reasoning.snapshot.
+type ReasoningSnapshot struct {
+	ReasoningID string `json:"reasoningId"`
+	Text        string `json:"text"`
+	TaskID      string `json:"taskId,omitempty"`
+}
+
+// ContentSnapshot is the history-only payload of content.snapshot.
+type ContentSnapshot struct {
+	ContentID string `json:"contentId"`
+	Text      string `json:"text"`
+	TaskID    string `json:"taskId,omitempty"`
+}
+
+// ToolSnapshot is the history-only payload of tool.snapshot: Arguments is
+// the concatenated raw fragments, ToolParams their parsed form.
+type ToolSnapshot struct {
+	ToolID      string          `json:"toolId"`
+	ToolName    string          `json:"toolName"`
+	Arguments   string          `json:"arguments"`
+	ToolType    string          `json:"toolType"`
+	ToolAPI     string          `json:"toolApi,omitempty"`
+	ToolParams  json.RawMessage `json:"toolParams,omitempty"`
+	Description string          `json:"description,omitempty"`
+	ToolKey     string          `json:"toolKey,omitempty"`
+	ToolTimeout int64           `json:"toolTimeout,omitempty"`
+	TaskID      string          `json:"taskId,omitempty"`
+}
+
+// ActionSnapshot is the history-only payload of action.snapshot.
+type ActionSnapshot struct {
+	ActionID    string `json:"actionId"`
+	ActionName  string `json:"actionName"`
+	Arguments   string `json:"arguments"`
+	Description string `json:"description,omitempty"`
+	TaskID      string `json:"taskId,omitempty"`
+}

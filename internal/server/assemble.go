@@ -1,0 +1,329 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+// Assembler turns the events of one agent run into the ordered event stream
+// of PLATFORM_API § 3.3: bootstrap events, at most one open text block with
+// per-run ids, the tool lifecycle (start, args, exactly one end, exactly one
+// result), document edits, and one terminal event after which nothing is
+// emitted. It numbers the events from 1 and stamps them with the clock's
+// epoch milliseconds. It is not safe for concurrent use: feed it from the
+// goroutine that iterates the run.
+type Assembler struct {
+	// AgentKey is run.start's agentKey, the resolved agent of the run; when
+	// empty the query's agentKey is used.
+	AgentKey string
+	// EditTarget names the document and the revision an applied edit
+	// produced, for document.edit. When nil, documentId is the edit's Book
+	// and revision is 0.
+	EditTarget func(edit *tool.Edit) (docID string, revision int)
+
+	runID, chatID string
+	clock         func() time.Time
+	emit          func(api.Event)
+	seq           int64
+
+	block      string // "", api.TypeReasoningDelta or api.TypeContentDelta
+	blockID    string
+	nReasoning int
+	nContent   int
+	turnCall   bool             // the current model turn has opened a call
+	calls      []*call          // every call of the run, in start order
+	byID       map[string]*call // calls by toolId
+	ended      bool             // a terminal event was emitted
+}
+
+// call is the lifecycle state of one tool call.
+type call struct {
+	id, name string
+	chunks   int
+	ended    bool
+	result   bool
+}
+
+// NewAssembler returns the assembler of run runID in chat chatID; every
+// event goes to emit as soon as it is complete.
+func NewAssembler(runID, chatID string, clock func() time.Time, emit func(api.Event)) *Assembler {
+	return &Assembler{runID: runID, chatID: chatID, clock: clock, emit: emit, byID: map[string]*call{}}
+}
+
+// Bootstrap emits request.query, chat.start (only when chatStart is not nil,
+// i.e. in the chat's first run) and run.start (§ 3.3 rule 1). Call it once,
+// before the first agent event.
+func (a *Assembler) Bootstrap(query api.RequestQuery, chatStart *api.ChatStart) {
+	a.send(api.TypeRequestQuery, query)
+	if chatStart != nil {
+		a.send(api.TypeChatStart, *chatStart)
+	}
+	key := a.AgentKey
+	if key == "" {
+		key = query.AgentKey
+	}
+	a.send(api.TypeRunStart, api.RunStart{RunID: a.runID, ChatID: a.chatID, AgentKey: key})
+}
+
+// Ended reports whether the terminal event has been emitted. After an
+// assembler violation (Fail) the caller should stop the run.
+func (a *Assembler) Ended() bool { return a.ended }
+
+// Agent converts one agent event (§ 3.3 rules 2–8). run.start, usage and
+// tool.progress have no wire event; user and tool messages neither.
+func (a *Assembler) Agent(e agent.Event) {
+	if a.ended {
+		return
+	}
+	switch e.Type {
+	case agent.ReasoningDelta:
+		a.text(api.TypeReasoningDelta, e.Delta)
+	case agent.ContentDelta:
+		a.text(api.TypeContentDelta, e.Delta)
+	case agent.ToolStart:
+		a.toolStart(e.ToolID, e.ToolName)
+	case agent.ToolArgs:
+		a.toolArgs(e.ToolID, e.Delta)
+	case agent.ToolEnd:
+		a.closeBlock()
+		if c := a.byID[e.ToolID]; c != nil {
+			a.endCall(c)
+		}
+	case agent.DocumentEdit:
+		a.documentEdit(e.ToolID, e.Edit)
+	case agent.ToolResult:
+		a.toolResult(e.ToolID, e.Result)
+	case agent.MessageDone:
+		if e.Message != nil && e.Message.Role == llm.RoleAssistant {
+			a.endTurn()
+		}
+	case agent.RunComplete:
+		a.Complete(api.FinishStop)
+	case agent.RunError:
+		a.Fail(errorInfo(e.Error))
+	}
+}
+
+// Complete ends the run with run.complete and finishReason reason (stop or
+// timeout) after closing the open block and giving every call its end and
+// result (§ 3.3 rule 8).
+func (a *Assembler) Complete(reason string) {
+	if a.ended {
+		return
+	}
+	a.finish("the run ended")
+	a.send(api.TypeRunComplete, api.RunComplete{RunID: a.runID, FinishReason: reason})
+	a.ended = true
+}
+
+// Fail ends the run with run.error after closing the open block and giving
+// every open call its end and every call without result a skipped result
+// (§ 3.5).
+func (a *Assembler) Fail(info api.ErrorInfo) {
+	if a.ended {
+		return
+	}
+	a.finish("the run failed (" + info.Code + ")")
+	a.send(api.TypeRunError, api.RunError{RunID: a.runID, Error: info})
+	a.ended = true
+}
+
+// errorInfo converts the agent's error; a run.error without one is an
+// internal error.
+func errorInfo(e *agent.ErrorInfo) api.ErrorInfo {
+	if e == nil {
+		return api.ErrorInfo{Code: api.CodeInternalError, Message: "the run failed without an error"}
+	}
+	return api.ErrorInfo{Code: e.Code, Message: e.Message, Retriable: e.Retriable}
+}
+
+// text streams one reasoning or content delta (rules 2 and 3).
+func (a *Assembler) text(kind, delta string) {
+	if delta == "" || a.turnCall {
+		return // empty, or text after a tool call of this turn: dropped
+	}
+	if a.block != kind {
+		a.closeBlock()
+		a.openBlock(kind)
+	}
+	if kind == api.TypeReasoningDelta {
+		a.send(kind, api.ReasoningDelta{ReasoningID: a.blockID, Delta: delta})
+		return
+	}
+	a.send(kind, api.ContentDelta{ContentID: a.blockID, Delta: delta})
+}
+
+// openBlock opens a text block with the next id of its kind (§ 1.3).
+func (a *Assembler) openBlock(kind string) {
+	a.block = kind
+	if kind == api.TypeReasoningDelta {
+		a.nReasoning++
+		a.blockID = a.runID + "_r_" + strconv.Itoa(a.nReasoning)
+		a.send(api.TypeReasoningStart, api.ReasoningStart{ReasoningID: a.blockID, RunID: a.runID})
+		return
+	}
+	a.nContent++
+	a.blockID = a.runID + "_c_" + strconv.Itoa(a.nContent)
+	a.send(api.TypeContentStart, api.ContentStart{ContentID: a.blockID, RunID: a.runID})
+}
+
+// closeBlock ends the open text block, if any.
+func (a *Assembler) closeBlock() {
+	switch a.block {
+	case api.TypeReasoningDelta:
+		a.send(api.TypeReasoningEnd, api.ReasoningEnd{ReasoningID: a.blockID})
+	case api.TypeContentDelta:
+		a.send(api.TypeContentEnd, api.ContentEnd{ContentID: a.blockID})
+	}
+	a.block, a.blockID = "", ""
+}
+
+// endTurn closes everything a model turn opened; the next turn starts new
+// block ids and may stream text again.
+func (a *Assembler) endTurn() {
+	a.closeBlock()
+	a.endOpenCalls()
+	a.turnCall = false
+}
+
+// toolStart opens a call once its name is known (rule 4); a call still
+// open ends first, since the stream moved on.
+func (a *Assembler) toolStart(id, name string) {
+	a.closeBlock()
+	if id == "" || a.byID[id] != nil {
+		return
+	}
+	a.endOpenCalls()
+	c := &call{id: id, name: name}
+	a.calls = append(a.calls, c)
+	a.byID[id] = c
+	a.turnCall = true
+	a.send(api.TypeToolStart, api.ToolStart{ToolID: id, RunID: a.runID, ToolName: name, ToolType: api.ToolTypeFunction})
+}
+
+// toolArgs streams one non-empty argument fragment; a fragment for an
+// unknown or ended call is an upstream protocol violation.
+func (a *Assembler) toolArgs(id, delta string) {
+	if delta == "" {
+		return
+	}
+	a.closeBlock()
+	c := a.byID[id]
+	if c == nil || c.ended {
+		a.Fail(api.ErrorInfo{Code: api.CodeModelError, Message: fmt.Sprintf("argument fragment for a call that is not open: %q", id)})
+		return
+	}
+	a.send(api.TypeToolArgs, api.ToolArgs{ToolID: id, Delta: delta, ChunkIndex: c.chunks})
+	c.chunks++
+}
+
+// endCall emits tool.end once per call.
+func (a *Assembler) endCall(c *call) {
+	if c.ended {
+		return
+	}
+	c.ended = true
+	a.send(api.TypeToolEnd, api.ToolEnd{ToolID: c.id})
+}
+
+// endOpenCalls ends every call still open, in start order.
+func (a *Assembler) endOpenCalls() {
+	for _, c := range a.calls {
+		a.endCall(c)
+	}
+}
+
+// documentEdit emits document.edit for one applied edit (rule 5).
+func (a *Assembler) documentEdit(toolID string, e *tool.Edit) {
+	a.closeBlock()
+	a.endOpenCalls()
+	if e == nil {
+		return
+	}
+	docID, rev := e.Book, 0
+	if a.EditTarget != nil {
+		docID, rev = a.EditTarget(e)
+	}
+	a.send(api.TypeDocumentEdit, api.DocumentEdit{DocumentID: docID, RunID: a.runID, ToolID: toolID, Revision: rev,
+		Op: e.Op, Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After})
+}
+
+// toolResult emits the one result of a started call (rule 6); results of
+// unknown calls and second results are dropped.
+func (a *Assembler) toolResult(id string, r *tool.Result) {
+	a.closeBlock()
+	a.endOpenCalls()
+	c := a.byID[id]
+	if c == nil || c.result {
+		return
+	}
+	c.result = true
+	a.send(api.TypeToolResult, api.ToolResult{ToolID: id, Result: ResultText(c.name, r)})
+}
+
+// finish closes the open block and gives every call its end and a skipped
+// result when it has none.
+func (a *Assembler) finish(why string) {
+	a.closeBlock()
+	a.endOpenCalls()
+	for _, c := range a.calls {
+		if !c.result {
+			c.result = true
+			res := tool.Errorf(api.ToolCodeSkipped, "not executed: %s", why)
+			a.send(api.TypeToolResult, api.ToolResult{ToolID: c.id, Result: ResultText(c.name, &res)})
+		}
+	}
+}
+
+// ResultText is the tool.result string of a result: its text, or for an
+// error result the § 7.1 JSON {"tool","ok":false,"code","error"}.
+func ResultText(name string, r *tool.Result) string {
+	if r == nil {
+		return ""
+	}
+	if !r.IsError {
+		return r.Text
+	}
+	code := r.Code
+	if code == "" {
+		code = api.ToolCodeFailed
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(api.ToolError{Tool: name, OK: false, Code: code, Error: r.Text}) // strings only: cannot fail
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// send numbers, stamps and emits one event.
+func (a *Assembler) send(typ string, payload any) {
+	a.seq++
+	a.emit(api.Event{Seq: a.seq, Type: typ, Timestamp: a.clock().UnixMilli(), Payload: payload})
+}
+
+// AgentIDs returns the agent.Config.NewID of run runID (§ 1.3; not safe for
+// concurrent use, like the run loop that calls it): prefix "run"
+// gives runID itself, "call" (a call the provider sent without id) gives
+// call_native_1, call_native_2, … per run; any other prefix p gives p_1,
+// p_2, ….
+func AgentIDs(runID string) func(prefix string) string {
+	n := map[string]int{}
+	return func(prefix string) string {
+		switch prefix {
+		case "run":
+			return runID
+		case "call":
+			prefix = "call_native"
+		}
+		n[prefix]++
+		return prefix + "_" + strconv.Itoa(n[prefix])
+	}
+}
