@@ -127,7 +127,7 @@ func TestToolCallsExecuteInOrderWithOneResultEach(t *testing.T) {
 		}
 	}
 	require.Equal(t, "echo a", results[0].Text)
-	require.Equal(t, "unknown_tool", results[1].Code)
+	require.Equal(t, "tool_not_enabled", results[1].Code)
 	require.Contains(t, results[1].Text, "test-echo", "the real tools are listed")
 	require.Equal(t, "invalid_arguments", results[2].Code)
 	// the second request carries the assistant turn and the three results in order

@@ -48,7 +48,7 @@ func (r *run) call(ctx context.Context, c llm.ToolCall) error {
 	var res tool.Result
 	var err error
 	if r.cfg.Tools == nil {
-		res = tool.Errorf("unknown_tool", "There are no tools in this conversation; answer in text.")
+		res = tool.Errorf("tool_not_enabled", "There are no tools in this conversation; answer in text.")
 	} else {
 		res, err = r.cfg.Tools.Call(ctx, c.Name, json.RawMessage(c.Arguments))
 	}

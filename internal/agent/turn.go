@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/aitexteditor/aite/internal/llm"
 )
@@ -86,7 +88,7 @@ func (t *turnState) on(ev llm.Event) {
 	case llm.EventToolCallStart:
 		t.start(ev)
 	case llm.EventToolCallDelta:
-		if id, ok := t.ids[ev.Index]; ok && ev.Text != "" {
+		if id, ok := t.ids[ev.Index]; ok && t.open[ev.Index] && ev.Text != "" {
 			r.emit(Event{Type: ToolArgs, ToolID: id, Delta: ev.Text})
 		}
 	case llm.EventToolCallEnd:
@@ -131,10 +133,10 @@ func (t *turnState) end(ev llm.Event) {
 	}
 }
 
-// closeCalls ends calls the stream left open.
+// closeCalls ends calls the stream left open, in call order.
 func (t *turnState) closeCalls() {
-	for idx, open := range t.open {
-		if open {
+	for _, idx := range slices.Sorted(maps.Keys(t.open)) {
+		if t.open[idx] {
 			t.open[idx] = false
 			t.r.emit(Event{Type: ToolEnd, ToolID: t.ids[idx]})
 		}

@@ -26,7 +26,8 @@ import (
 type Result struct {
 	Text    string `json:"text"`
 	IsError bool   `json:"isError,omitempty"`
-	// Code classifies an error result: invalid_arguments, unknown_tool,
+	// Code classifies an error result (PLATFORM_API § 7.1 codes where they
+	// apply): invalid_arguments, tool_not_enabled (an unknown name),
 	// not_found, refused, tool_failed.
 	Code string `json:"code,omitempty"`
 	// Edits lists the domain edits the call applied.
@@ -178,7 +179,7 @@ func (r *Registry) LLMTools() []llm.Tool {
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return Errorf("unknown_tool", "There is no tool named %q. The tools are: %s. Call one of them by its exact name.",
+		return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. The tools are: %s. Call one of them by its exact name.",
 			name, strings.Join(r.Names(), ", ")), nil
 	}
 	return t.Call(ctx, args)

@@ -68,7 +68,7 @@ func TestRegistry(t *testing.T) {
 	res, err := r.Call(context.Background(), "editor-raed", nil)
 	require.NoError(t, err)
 	require.True(t, res.IsError)
-	require.Equal(t, "unknown_tool", res.Code)
+	require.Equal(t, "tool_not_enabled", res.Code)
 	require.Contains(t, res.Text, "editor-read")
 	require.Len(t, r.LLMTools(), 1)
 	require.Equal(t, "editor-read", r.LLMTools()[0].Name)
