@@ -26,7 +26,7 @@ type chunk struct {
 //
 // Analysis (textnorm.Spans, the word lookups and textnorm.Stem of every new
 // surface word) dominates the cost, so the items are split in runs analysed
-// in parallel, each against a lexicon of its own that shares the stems; the
+// in parallel, each against a lexicon (and stems) of its own; the
 // runs are then merged in ID order into exact-size postings (one backing
 // array, no append slack).
 func (x *Index) rebuild(d *document.Document) {
@@ -53,17 +53,14 @@ func byID(a, b *document.Item) int { return a.ID - b.ID }
 
 // analyse splits items into n runs and analyses them concurrently.
 func analyse(items []*document.Item, n int) []chunk {
+	// Each worker stems its own vocabulary: sharing a stem cache between
+	// them cost more (locking, cloning) than stemming a word twice.
 	chunks := make([]chunk, n)
-	var shared *stemCache
-	if n > 1 {
-		shared = &stemCache{m: map[string]string{}}
-	}
 	var wg sync.WaitGroup
 	for i := range chunks {
 		c := &chunks[i]
 		c.items = items[i*len(items)/n : (i+1)*len(items)/n]
 		c.lex = newLexicon()
-		c.lex.shared = shared
 		wg.Go(c.analyse)
 	}
 	wg.Wait()
@@ -94,7 +91,6 @@ func (c *chunk) analyse() {
 func (x *Index) mergeLexicons(chunks []chunk) [][]termID {
 	remaps := make([][]termID, len(chunks))
 	x.lex = chunks[0].lex
-	x.lex.shared = nil
 	remaps[0] = make([]termID, len(x.lex.stems))
 	for t := range remaps[0] {
 		remaps[0][t] = termID(t)

@@ -3,7 +3,6 @@ package search
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
@@ -16,8 +15,6 @@ type lexicon struct {
 	words map[string]termID // surface word → term
 	terms map[string]termID // stem → term
 	stems []string          // term → stem
-	// shared, if set, memoises stems across the lexicons of a parallel build
-	shared *stemCache
 
 	// scratch for counting the terms of one text (write paths only)
 	counts  []int32  // term → occurrences in the current text
@@ -34,34 +31,9 @@ func (l *lexicon) intern(w string) termID {
 		return t
 	}
 	w = strings.Clone(w)
-	t := l.internStem(l.shared.stem(w))
+	t := l.internStem(textnorm.Stem(w))
 	l.words[w] = t
 	return t
-}
-
-// stemCache memoises textnorm.Stem by surface word for concurrent use:
-// the workers of a parallel build see much the same vocabulary, and
-// stemming is the costliest step of analysis.
-type stemCache struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-// stem returns textnorm.Stem(w); a nil cache just stems. w must not be a
-// slice of a larger string (it is kept). The lock is held while stemming,
-// so that workers meeting the same new word stem it only once.
-func (c *stemCache) stem(w string) string {
-	if c == nil {
-		return textnorm.Stem(w)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.m[w]
-	if !ok {
-		s = strings.Clone(textnorm.Stem(w))
-		c.m[w] = s
-	}
-	return s
 }
 
 // internStem returns the term of a stem, adding it if new.
