@@ -23,7 +23,7 @@ func mixedText(n int) string {
 
 // bookText returns the two sample books (Russian and English) joined,
 // or skips the benchmark if they are absent.
-func bookText(b *testing.B) string {
+func bookText(b testing.TB) string {
 	dir := "../../../shared/data/books"
 	var sb strings.Builder
 	for _, name := range []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"} {

@@ -76,9 +76,21 @@ func estimateWords(s string) int {
 }
 
 // nextWord returns the byte span of the first word of s at or after
-// byte i; ok is false if there is none.
+// byte i; ok is false if there is none. ASCII and two-byte Cyrillic are
+// classified from their bytes; other runes are decoded.
 func nextWord(s string, i int) (start, end int, ok bool) {
 	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiClass[c] == 1 {
+				return i, wordEnd(s, i+1, rune(c)), true
+			}
+			i++
+			continue
+		}
+		if r, ok := cyrillic2(s, i); ok {
+			return i, wordEnd(s, i+2, r), true
+		}
 		r, size := decode(s, i)
 		if isWordRune(r) {
 			return i, wordEnd(s, i+size, r), true
@@ -88,9 +100,31 @@ func nextWord(s string, i int) (start, end int, ok bool) {
 	return len(s), len(s), false
 }
 
+// cyrillic2 decodes a two-byte sequence of U+0400–U+047F (lead byte D0 or
+// D1): every rune there is a letter, so a word rune.
+func cyrillic2(s string, i int) (rune, bool) {
+	if c := s[i]; (c == 0xD0 || c == 0xD1) && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+		return rune(c&0x1F)<<6 | rune(s[i+1]&0x3F), true
+	}
+	return 0, false
+}
+
 // wordEnd returns the end of the word whose first rune (prev) ends at i.
 func wordEnd(s string, i int, prev rune) int {
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf && asciiClass[c] != 2 {
+			if asciiClass[c] == 0 {
+				return i
+			}
+			prev = rune(c)
+			i++
+			continue
+		}
+		if r, ok := cyrillic2(s, i); ok {
+			prev = r
+			i += 2
+			continue
+		}
 		r, size := decode(s, i)
 		if r == '\'' || r == rightQuote {
 			if !isLetterish(prev) || i+size >= len(s) {
