@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -18,30 +16,12 @@ import (
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
+// statusError is an HTTP error response captured before the SDK parses it.
+type statusError = wire.StatusError
 
-// statusError is an HTTP response with status >= 400, captured by the
-// middleware before the SDK parses it.
-type statusError struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
-
-// captureStatus turns an HTTP error response into a *statusError, keeping the
-// status, headers and body, so that the mapping does not depend on how the
-// SDK parses error bodies.
+// captureStatus is wire.CaptureStatus as SDK middleware.
 func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < http.StatusBadRequest {
-		return res, err
-	}
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	_ = res.Body.Close()
-	return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+	return wire.CaptureStatus(req, next)
 }
 
 // streamErrorPrefix starts the SDK's error for an in-stream error event when
@@ -86,9 +66,9 @@ var isNetwork = wire.IsNetwork
 // long ContextTooLong, other 4xx BadRequest. RateLimited and Server keep the
 // server's Retry-After.
 func (p *Provider) fromStatus(se *statusError) *llm.Error {
-	typ, msg := errorBody(se.body)
-	e := &llm.Error{Status: se.status, Message: msg, Err: se}
-	switch s := se.status; {
+	typ, msg := errorBody(se.Body)
+	e := &llm.Error{Status: se.Status, Message: msg, Err: se}
+	switch s := se.Status; {
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		e.Kind = llm.Auth
 	case s == http.StatusTooManyRequests:
@@ -97,7 +77,7 @@ func (p *Provider) fromStatus(se *statusError) *llm.Error {
 		e.Kind = llm.Timeout
 	case s >= 500:
 		e.Kind = llm.Server
-	case contextTooLong(msg, se.body):
+	case contextTooLong(msg, se.Body):
 		e.Kind = llm.ContextTooLong
 	default:
 		e.Kind = llm.BadRequest
@@ -106,7 +86,7 @@ func (p *Provider) fromStatus(se *statusError) *llm.Error {
 		e.Message = typ + ": " + e.Message
 	}
 	if e.Kind == llm.RateLimited || e.Kind == llm.Server {
-		e.RetryAfter = parseRetryAfter(se.header, p.cfg.Now())
+		e.RetryAfter = parseRetryAfter(se.Header, p.cfg.Now())
 	}
 	return e
 }
@@ -179,13 +159,4 @@ func errorBody(body []byte) (typ, msg string) {
 }
 
 // truncate cuts s to maxMessage bytes on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string) string { return wire.Truncate(s, maxMessage) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -18,31 +17,12 @@ import (
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
+// statusError is an HTTP error response captured before the SDK parses it.
+type statusError = wire.StatusError
 
-// statusError is an HTTP response with status >= 400, captured by the
-// middleware before the SDK parses it.
-type statusError struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
-
-// captureStatus turns an HTTP error response into a *statusError, keeping the
-// status, headers and body. (The SDK's own *apierror.Error prints only the
-// status, and a body like {"error":"text"}, as Ollama and llama.cpp send,
-// comes back as a bare *json.UnmarshalTypeError with the status lost.)
+// captureStatus is wire.CaptureStatus as SDK middleware.
 func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < http.StatusBadRequest {
-		return res, err
-	}
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	_ = res.Body.Close()
-	return nil, &statusError{status: res.StatusCode, header: res.Header, body: body}
+	return wire.CaptureStatus(req, next)
 }
 
 // classify maps any failure to an *llm.Error. streamed says whether chunks
@@ -79,8 +59,8 @@ var isNetwork = wire.IsNetwork
 
 // fromStatus maps an HTTP error response.
 func (p *Provider) fromStatus(se *statusError) *llm.Error {
-	e := &llm.Error{Status: se.status, Message: errorMessage(se.body), Err: se}
-	switch s := se.status; {
+	e := &llm.Error{Status: se.Status, Message: errorMessage(se.Body), Err: se}
+	switch s := se.Status; {
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		e.Kind = llm.Auth
 	case s == http.StatusTooManyRequests:
@@ -89,13 +69,13 @@ func (p *Provider) fromStatus(se *statusError) *llm.Error {
 		e.Kind = llm.Timeout
 	case s >= 500:
 		e.Kind = llm.Server
-	case contextTooLong(se.body):
+	case contextTooLong(se.Body):
 		e.Kind = llm.ContextTooLong
 	default:
 		e.Kind = llm.BadRequest
 	}
 	if e.Kind == llm.RateLimited || e.Kind == llm.Server {
-		e.RetryAfter = parseRetryAfter(se.header, p.cfg.Now())
+		e.RetryAfter = parseRetryAfter(se.Header, p.cfg.Now())
 	}
 	return e
 }
@@ -189,13 +169,4 @@ func chunkErrorOf(root gjson.Result) error {
 	return &inStreamError{code: e.Get("code").Int(), message: msg}
 }
 
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string) string { return wire.Truncate(s, maxMessage) }

@@ -110,10 +110,10 @@ func start(s *chunkStream, res *http.Response) (*upstream, error) {
 // rejectsStreamOptions reports an HTTP 400/422 whose body names stream_options.
 func rejectsStreamOptions(err error) bool {
 	var se *statusError
-	if !errors.As(err, &se) || (se.status != http.StatusBadRequest && se.status != http.StatusUnprocessableEntity) {
+	if !errors.As(err, &se) || (se.Status != http.StatusBadRequest && se.Status != http.StatusUnprocessableEntity) {
 		return false
 	}
-	return strings.Contains(strings.ToLower(string(se.body)), "stream_options")
+	return strings.Contains(strings.ToLower(string(se.Body)), "stream_options")
 }
 
 // retryDelay is the server's Retry-After when given, else a jittered

@@ -6,6 +6,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -137,4 +138,43 @@ func IsNetwork(err error) bool {
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// StatusError is an HTTP response with status >= 400, captured before an
+// SDK parses it, with its headers and (up to 64 KiB of) body.
+type StatusError struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d", e.Status) }
+
+// CaptureStatus is SDK middleware that turns an HTTP error response into a
+// *StatusError, so that error mapping does not depend on how the SDK parses
+// error bodies (some lose the status, some print nothing but it).
+func CaptureStatus(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < http.StatusBadRequest {
+		return res, err
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	_ = res.Body.Close()
+	return nil, &StatusError{Status: res.StatusCode, Header: res.Header, Body: body}
+}
+
+// Truncate shortens an error message to at most n bytes, never inside a
+// UTF-8 sequence, marking the cut with "…".
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -62,3 +62,21 @@ func TestIsNetwork(t *testing.T) {
 	require.True(t, IsNetwork(io.ErrUnexpectedEOF))
 	require.False(t, IsNetwork(errors.New("bad request")))
 }
+
+func TestCaptureStatusAndTruncate(t *testing.T) {
+	ok := &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("fine"))}
+	res, err := CaptureStatus(nil, func(*http.Request) (*http.Response, error) { return ok, nil })
+	require.NoError(t, err)
+	require.Same(t, ok, res)
+	bad := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"3"}},
+		Body: io.NopCloser(strings.NewReader(`{"error":"slow down"}`))}
+	_, err = CaptureStatus(nil, func(*http.Request) (*http.Response, error) { return bad, nil })
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, 429, se.Status)
+	require.Equal(t, "3", se.Header.Get("Retry-After"))
+	require.Equal(t, `{"error":"slow down"}`, string(se.Body))
+	require.Equal(t, "HTTP 429", se.Error())
+	require.Equal(t, "abc", Truncate("abc", 5))
+	require.Equal(t, "з…", Truncate("звезда", 3), "never inside a UTF-8 sequence")
+}
