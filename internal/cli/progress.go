@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/cursor"
+
 	"github.com/aitexteditor/aite/internal/agent"
 )
 
@@ -38,7 +40,7 @@ func (p *Printer) Event(e agent.Event) {
 	case agent.ToolEnd:
 		args := ""
 		if b := p.args[e.ToolID]; b != nil {
-			args = shortLine(b.String(), 160)
+			args = cursor.Excerpt(b.String(), 160)
 		}
 		fmt.Fprintf(p.Log, "▸ %s %s\n", e.ToolName, args)
 	case agent.ToolProgress:
@@ -58,7 +60,7 @@ func (p *Printer) Event(e agent.Event) {
 		if e.Result.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.Log, "  %s %s\n", mark, shortLine(e.Result.Text, 160))
+		fmt.Fprintf(p.Log, "  %s %s\n", mark, cursor.Excerpt(e.Result.Text, 160))
 	case agent.RunComplete, agent.RunError:
 		p.endLine()
 		p.finish(e)
@@ -83,12 +85,4 @@ func (p *Printer) endLine() {
 		fmt.Fprintln(p.Out)
 		p.midLine = false
 	}
-}
-
-func shortLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -95,15 +95,7 @@ func view(r cursoragent.Result) agentResult {
 		CursorComplete: r.CursorComplete, StepsUsed: r.StepsUsed, StoppedBy: r.StoppedBy, Usage: r.Usage, Skipped: r.Skipped,
 		Evidence: make([]evidenceView, len(r.Evidence))}
 	for i, e := range r.Evidence {
-		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: excerpt(e.Markdown, 300)}
+		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: cursor.Excerpt(e.Markdown, 300)}
 	}
 	return out
-}
-
-func excerpt(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
