@@ -27,6 +27,7 @@ type Cursor struct {
 	// item that followed it, used when lastID has been deleted.
 	lastID, lastIdx, frontierID int
 	complete                    bool
+	defaultLimits               bool
 	taken                       int // items returned since the last reset
 	// where a reset puts the cursor (its start pointer, if any)
 	startID, startIdx, startFrontier int
@@ -58,6 +59,9 @@ type Portion struct {
 type Info struct {
 	Spec
 	Complete bool `json:"complete"`
+	// DefaultLimits is true when maxElements and maxBytes were left to
+	// the defaults (a cursor agent then sizes batches for its task).
+	DefaultLimits bool `json:"defaultLimits,omitempty"`
 }
 
 func newCursor(d *document.Document, spec Spec) (*Cursor, error) {

@@ -310,3 +310,20 @@ func TestSearchCursor(t *testing.T) {
 	require.Equal(t, 7, p.Items[0].Pointer.ID)
 	require.False(t, p.HasMore)
 }
+
+func TestInfoTellsWhetherLimitsWereDefaulted(t *testing.T) {
+	d := markdown.Parse([]byte(sample))
+	r := NewRegistry(d)
+	a, err := r.Create(d, NewSpec(FullScan))
+	require.NoError(t, err)
+	require.True(t, a.DefaultLimits)
+	require.Equal(t, DefaultMaxElements, a.MaxElements)
+	s := NewSpec(FullScan)
+	s.MaxElements = DefaultMaxElements
+	b, err := r.Create(d, s)
+	require.NoError(t, err)
+	require.False(t, b.DefaultLimits, "limits given explicitly, even equal to the defaults")
+	got, err := r.Get(b.Name)
+	require.NoError(t, err)
+	require.False(t, got.DefaultLimits)
+}

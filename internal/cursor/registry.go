@@ -33,6 +33,7 @@ func NewRegistry(d *document.Document) *Registry {
 // Create makes a cursor; a cursor of the same name is replaced (re-creating
 // a name resets it). A missing name is generated (`kwd_cursor_0`, …).
 func (r *Registry) Create(d *document.Document, spec Spec) (Info, error) {
+	defaults := spec.MaxElements == 0 && spec.MaxBytes == 0
 	if err := spec.check(); err != nil {
 		return Info{}, err
 	}
@@ -43,8 +44,9 @@ func (r *Registry) Create(d *document.Document, spec Spec) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	c.defaultLimits = defaults
 	r.cursors[spec.Name] = c
-	return Info{Spec: c.spec}, nil
+	return c.info(), nil
 }
 
 func (r *Registry) freeName(t Type) string {
@@ -99,15 +101,19 @@ func (r *Registry) Get(name string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{Spec: c.spec, Complete: c.complete}, nil
+	return c.info(), nil
 }
 
 // List describes every cursor, by name.
 func (r *Registry) List() []Info {
 	out := make([]Info, 0, len(r.cursors))
 	for _, c := range r.cursors {
-		out = append(out, Info{Spec: c.spec, Complete: c.complete})
+		out = append(out, c.info())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+func (c *Cursor) info() Info {
+	return Info{Spec: c.spec, Complete: c.complete, DefaultLimits: c.defaultLimits}
 }

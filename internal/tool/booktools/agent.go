@@ -60,7 +60,7 @@ func runCursorAgent(env Env) tool.Tool {
 		}
 		spec := info.Spec
 		spec.Name = ""
-		if spec.MaxElements == cursor.DefaultMaxElements && spec.MaxBytes == cursor.DefaultMaxBytes {
+		if info.DefaultLimits {
 			spec.MaxElements, spec.MaxBytes = 0, 0 // let the agent size batches for the mode
 		}
 		if p.StartAfterPointer != "" {
