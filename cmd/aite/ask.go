@@ -57,6 +57,9 @@ A model must be configured: see 'aite models'.`),
   aite ask book.md "make the paragraph where Varya first appears more vivid" --yes`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.maxSteps < 1 || f.maxSteps > 100 {
+				return cli.Usagef("--max-steps must be between 1 and 100 (got %d)", f.maxSteps)
+			}
 			m, err := cli.LoadModel(f.model, f.config)
 			if err != nil {
 				return err

@@ -48,3 +48,10 @@ func TestAgentCommandsWithoutAModel(t *testing.T) {
 		require.Contains(t, errb.String(), "AITE_MODEL")
 	}
 }
+
+func TestAskRejectsBadMaxSteps(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := execute([]string{"ask", "x.md", "hi", "--max-steps", "0"}, strings.NewReader(""), &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), "--max-steps must be between 1 and 100")
+}
