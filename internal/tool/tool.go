@@ -42,6 +42,9 @@ type Edit struct {
 	NewPointer string `json:"newPointer,omitempty"`
 	Before     string `json:"before,omitempty"`
 	After      string `json:"after,omitempty"`
+	// Revision is the document revision the edit produced, when the
+	// document is versioned (the server's documents); 0 otherwise.
+	Revision int `json:"revision,omitempty"`
 }
 
 // Errorf returns an error result with a code.
