@@ -1,0 +1,168 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/agentdef"
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/server/auth"
+	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultHeartbeat        = 15 * time.Second
+	DefaultDocumentMaxBytes = 8 << 20
+	DefaultAgentKey         = "bookEditor"
+	// MaxJSONBody bounds every JSON request body except POST /documents.
+	MaxJSONBody = 1 << 20
+)
+
+// Options configure a Server. Store, Defs, Engine and Runs are required.
+type Options struct {
+	Store store.Store
+	// Defs returns the current definitions snapshot (agentdef.Watcher.Current).
+	Defs   func() *agentdef.Snapshot
+	Engine *engine.Engine
+	Runs   *RunManager
+	// Documents holds the documents the book tools edit (required for the
+	// document endpoints and the book editor agent).
+	Documents *Documents
+
+	// Auth verifies API tokens; nil means auth is off (§ 8.1).
+	Auth *auth.Verifier
+	// ChatTokens issues and verifies chat image tokens; nil or without a
+	// secret means none are issued (§ 8.2).
+	ChatTokens *auth.Issuer
+	// DataTokenValidation is chatImageToken.dataTokenValidation (default true
+	// in the config; the zero value here means off).
+	DataTokenValidation bool
+	// DataDir is dirs.data, the root of GET /data.
+	DataDir string
+
+	DefaultAgent     string        // agents.default (default DefaultAgentKey)
+	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
+	DoneMarker       bool          // sse.doneMarker
+	CORS             bool          // cors.enabled
+	DocumentMaxBytes int64         // documents.maxBytes (default 8 MiB)
+	MemoryK          int           // memory.k (default 20)
+
+	Logger *slog.Logger
+	Clock  func() time.Time
+}
+
+// Server is the /api/ap HTTP server of PLATFORM_API.md.
+type Server struct {
+	opts  Options
+	mux   *http.ServeMux
+	runID *RunIDs
+}
+
+// New returns a server over opts.
+func New(opts Options) *Server {
+	if opts.DefaultAgent == "" {
+		opts.DefaultAgent = DefaultAgentKey
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.DocumentMaxBytes <= 0 {
+		opts.DocumentMaxBytes = DefaultDocumentMaxBytes
+	}
+	if opts.MemoryK <= 0 {
+		opts.MemoryK = 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux(), runID: NewRunIDs(opts.Clock)}
+	s.routes()
+	return s
+}
+
+// Handler returns the server's handler: auth (when on), CORS (when on), the
+// routes, and 404 envelopes for everything else.
+func (s *Server) Handler() http.Handler {
+	var h http.Handler = s.mux
+	if s.opts.Auth != nil {
+		h = auth.Middleware(s.opts.Auth, h, auth.WithDataTokenValidation(s.opts.DataTokenValidation),
+			auth.WithDataPath("/api/ap/data"), auth.WithLogger(s.opts.Logger))
+	}
+	if s.opts.CORS {
+		h = cors(h)
+	}
+	return h
+}
+
+// routes registers every endpoint. Handlers live in their own files.
+func (s *Server) routes() {
+	s.registerMeta()      // /agents /agent /skills /skill /tools /tool /viewport /data
+	s.registerDocuments() // /documents /document /document/items /document/raw /document/history
+	s.registerChats()     // /chats /read /chat /query /submit /run/stream /runs /run/cancel
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "Not found", nil)
+	})
+}
+
+// cors answers preflights and adds the CORS headers on /api/** (§ 1.1).
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		h.Set("Access-Control-Expose-Headers", "Content-Disposition")
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON writes an envelope with HTTP status status.
+func writeJSON(w http.ResponseWriter, status int, env api.Envelope) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"code":500,"msg":"Internal server error","data":{}}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeOK writes the success envelope around data (§ 1.2).
+func writeOK(w http.ResponseWriter, data any) {
+	writeJSON(w, http.StatusOK, api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: data})
+}
+
+// writeError writes a failure envelope; nil data becomes {}.
+func writeError(w http.ResponseWriter, status int, msg string, data any) {
+	if data == nil {
+		data = struct{}{}
+	}
+	writeJSON(w, status, api.Envelope{Code: status, Msg: msg, Data: data})
+}
+
+// writeValidation writes 400 "Validation failed" with data.fields.
+func writeValidation(w http.ResponseWriter, fields map[string]string) {
+	writeError(w, http.StatusBadRequest, "Validation failed", api.ValidationData{Fields: fields})
+}
+
+// writeInternal logs err and writes 500 "Internal server error" (no internals).
+func (s *Server) writeInternal(w http.ResponseWriter, r *http.Request, err error) {
+	s.opts.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, "Internal server error", nil)
+}
