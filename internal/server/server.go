@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -28,7 +29,7 @@ type Options struct {
 	Store store.Store
 	// Defs returns the current definitions snapshot (agentdef.Watcher.Current).
 	Defs   func() *agentdef.Snapshot
-	Engine *engine.Engine
+	Engine Executor
 	Runs   *RunManager
 	// Documents holds the documents the book tools edit (required for the
 	// document endpoints and the book editor agent).
@@ -54,6 +55,14 @@ type Options struct {
 
 	Logger *slog.Logger
 	Clock  func() time.Time
+}
+
+// Executor runs agents (*engine.Engine; tests may fake it).
+type Executor interface {
+	// Execute runs spec to its end, streaming through em.
+	Execute(ctx context.Context, spec engine.Spec, em engine.Emitter) error
+	// Submit releases the frontend wait runID#toolID; false when none is pending.
+	Submit(runID, toolID string, payload json.RawMessage) bool
 }
 
 // Server is the /api/ap HTTP server of PLATFORM_API.md.

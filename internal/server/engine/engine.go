@@ -134,3 +134,17 @@ type Engine struct {
 
 	waits waits // pending frontend waits (runId#toolId)
 }
+
+type callKey struct{}
+
+// WithCall returns ctx carrying the tool call id a backend tool runs for;
+// the engine sets it before calling a backend tool.
+func WithCall(ctx context.Context, toolID string) context.Context {
+	return context.WithValue(ctx, callKey{}, toolID)
+}
+
+// CallID returns the tool call id of ctx ("" outside a call).
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callKey{}).(string)
+	return id
+}
