@@ -26,10 +26,12 @@ type Assembler struct {
 	AgentKey string
 	// EditTarget names the document and the revision an applied edit
 	// produced, for document.edit. When nil, documentId is the edit's Book
-	// and revision is 0.
+	// and revision its Revision.
 	EditTarget func(edit *tool.Edit) (docID string, revision int)
 
 	runID, chatID string
+	requestID     string // the run's requestId (request.submit)
+	task          string // the active task's id, "" outside a task
 	clock         func() time.Time
 	emit          func(api.Event)
 	seq           int64
@@ -47,6 +49,7 @@ type Assembler struct {
 // call is the lifecycle state of one tool call.
 type call struct {
 	id, name string
+	action   bool // action.* events instead of tool.*
 	chunks   int
 	ended    bool
 	result   bool
@@ -62,6 +65,7 @@ func NewAssembler(runID, chatID string, clock func() time.Time, emit func(api.Ev
 // i.e. in the chat's first run) and run.start (§ 3.3 rule 1). Call it once,
 // before the first agent event.
 func (a *Assembler) Bootstrap(query api.RequestQuery, chatStart *api.ChatStart) {
+	a.requestID = query.RequestID
 	a.send(api.TypeRequestQuery, query)
 	if chatStart != nil {
 		a.send(api.TypeChatStart, *chatStart)
@@ -132,6 +136,10 @@ func (a *Assembler) Fail(info api.ErrorInfo) {
 		return
 	}
 	a.finish("the run failed (" + info.Code + ")")
+	if a.task != "" { // § 3.5: task.fail with the same code before run.error
+		a.send(api.TypeTaskFail, api.TaskFail{TaskID: a.task, Error: api.TaskError{Code: info.Code, Message: info.Message}})
+		a.task = ""
+	}
 	a.send(api.TypeRunError, api.RunError{RunID: a.runID, Error: info})
 	a.ended = true
 }
@@ -167,12 +175,12 @@ func (a *Assembler) openBlock(kind string) {
 	if kind == api.TypeReasoningDelta {
 		a.nReasoning++
 		a.blockID = a.runID + "_r_" + strconv.Itoa(a.nReasoning)
-		a.send(api.TypeReasoningStart, api.ReasoningStart{ReasoningID: a.blockID, RunID: a.runID})
+		a.send(api.TypeReasoningStart, api.ReasoningStart{ReasoningID: a.blockID, RunID: a.runID, TaskID: a.task})
 		return
 	}
 	a.nContent++
 	a.blockID = a.runID + "_c_" + strconv.Itoa(a.nContent)
-	a.send(api.TypeContentStart, api.ContentStart{ContentID: a.blockID, RunID: a.runID})
+	a.send(api.TypeContentStart, api.ContentStart{ContentID: a.blockID, RunID: a.runID, TaskID: a.task})
 }
 
 // closeBlock ends the open text block, if any.
@@ -206,7 +214,7 @@ func (a *Assembler) toolStart(id, name string) {
 	a.calls = append(a.calls, c)
 	a.byID[id] = c
 	a.turnCall = true
-	a.send(api.TypeToolStart, api.ToolStart{ToolID: id, RunID: a.runID, ToolName: name, ToolType: api.ToolTypeFunction})
+	a.send(api.TypeToolStart, api.ToolStart{ToolID: id, RunID: a.runID, TaskID: a.task, ToolName: name, ToolType: api.ToolTypeFunction})
 }
 
 // toolArgs streams one non-empty argument fragment; a fragment for an
@@ -221,7 +229,11 @@ func (a *Assembler) toolArgs(id, delta string) {
 		a.Fail(api.ErrorInfo{Code: api.CodeModelError, Message: fmt.Sprintf("argument fragment for a call that is not open: %q", id)})
 		return
 	}
-	a.send(api.TypeToolArgs, api.ToolArgs{ToolID: id, Delta: delta, ChunkIndex: c.chunks})
+	if c.action {
+		a.send(api.TypeActionArgs, api.ActionArgs{ActionID: id, Delta: delta})
+	} else {
+		a.send(api.TypeToolArgs, api.ToolArgs{ToolID: id, Delta: delta, ChunkIndex: c.chunks})
+	}
 	c.chunks++
 }
 
@@ -231,6 +243,10 @@ func (a *Assembler) endCall(c *call) {
 		return
 	}
 	c.ended = true
+	if c.action {
+		a.send(api.TypeActionEnd, api.ActionEnd{ActionID: c.id})
+		return
+	}
 	a.send(api.TypeToolEnd, api.ToolEnd{ToolID: c.id})
 }
 
@@ -248,11 +264,11 @@ func (a *Assembler) documentEdit(toolID string, e *tool.Edit) {
 	if e == nil {
 		return
 	}
-	docID, rev := e.Book, 0
+	docID, rev := e.Book, e.Revision
 	if a.EditTarget != nil {
 		docID, rev = a.EditTarget(e)
 	}
-	a.send(api.TypeDocumentEdit, api.DocumentEdit{DocumentID: docID, RunID: a.runID, ToolID: toolID, Revision: rev,
+	a.send(api.TypeDocumentEdit, api.DocumentEdit{DocumentID: docID, RunID: a.runID, ToolID: toolID, TaskID: a.task, Revision: rev,
 		Op: e.Op, Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After})
 }
 
@@ -278,6 +294,10 @@ func (a *Assembler) finish(why string) {
 		if !c.result {
 			c.result = true
 			res := tool.Errorf(api.ToolCodeSkipped, "not executed: %s", why)
+			if c.action {
+				a.send(api.TypeActionResult, api.ActionResult{ActionID: c.id, Result: actionResult(ResultText(c.name, &res))})
+				continue
+			}
 			a.send(api.TypeToolResult, api.ToolResult{ToolID: c.id, Result: ResultText(c.name, &res)})
 		}
 	}

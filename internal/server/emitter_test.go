@@ -1,0 +1,128 @@
+package server
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+// wire renders events as "type key=value" lines for compact assertions.
+func wire(t *testing.T, events []api.Event) []string {
+	t.Helper()
+	var out []string
+	for _, e := range events {
+		b, err := json.Marshal(e.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		line := e.Type
+		for _, k := range []string{"taskId", "toolId", "actionId", "toolType", "toolKey", "result", "code", "error"} {
+			if v, ok := m[k]; ok {
+				vb, _ := json.Marshal(v)
+				line += " " + k + "=" + string(vb)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestEmitterActionFrontendAndTasks(t *testing.T) {
+	var got []api.Event
+	a := newTestAssembler(&got)
+	got = got[:0]
+	a.PlanUpdate("plan_x", []api.PlanTask{{TaskID: "a1b2c3d4", Description: "Read", Status: "init"}})
+	a.TaskStart("a1b2c3d4", "Read")
+	a.Content("Working")
+	a.CallStart(engine.Call{ID: "c1", Name: "highlight", Kind: engine.CallAction})
+	a.CallArgs("c1", `{"p":1}`)
+	a.CallStart(engine.Call{ID: "c2", Name: "confirm", Kind: engine.CallFrontend, ToolType: api.ToolTypeHTML,
+		ToolKey: "confirm", ToolTimeout: 300000, ToolParams: json.RawMessage(`"not an object"`)})
+	a.Content("dropped: text after a call in the same turn")
+	a.TurnEnd()
+	a.ActionResult("c1", "OK")
+	a.Submit("c2", json.RawMessage(`{"ok":true}`))
+	a.ToolResult("c2", `{"ok":true}`)
+	a.DocumentEdit("c2", tool.Edit{Book: "doc", Op: "replace", Pointer: "3:1.p1", NewPointer: "3:1.p1", Revision: 7})
+	a.TaskComplete("a1b2c3d4")
+	a.Content("after the task")
+	a.TurnEnd()
+	a.Complete(api.FinishStop)
+	want := []string{
+		"plan.update",
+		`task.start taskId="a1b2c3d4"`,
+		`content.start taskId="a1b2c3d4"`,
+		"content.delta",
+		"content.end",
+		`action.start taskId="a1b2c3d4" actionId="c1"`,
+		`action.args actionId="c1"`,
+		`action.end actionId="c1"`,
+		`tool.start taskId="a1b2c3d4" toolId="c2" toolType="html" toolKey="confirm"`,
+		`tool.end toolId="c2"`,
+		`action.result actionId="c1" result="OK"`,
+		`request.submit toolId="c2"`,
+		`tool.result toolId="c2" result="{\"ok\":true}"`,
+		`document.edit taskId="a1b2c3d4" toolId="c2"`,
+		`task.complete taskId="a1b2c3d4"`,
+		"content.start",
+		"content.delta",
+		"content.end",
+		"run.complete",
+	}
+	if g := wire(t, got); !slices.Equal(g, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
+	}
+	var edit api.DocumentEdit
+	for _, e := range got {
+		if e.Type == api.TypeDocumentEdit {
+			edit = e.Payload.(api.DocumentEdit)
+		}
+		if e.Type == api.TypeRequestSubmit {
+			if p := e.Payload.(api.RequestSubmit); p.RequestID != testRun || p.ChatID != testChat || string(p.Payload) != `{"ok":true}` {
+				t.Errorf("request.submit = %+v", p)
+			}
+		}
+		if e.Type == api.TypeToolStart && e.Payload.(api.ToolStart).ToolParams != nil {
+			t.Errorf("toolParams that is not an object must be omitted")
+		}
+	}
+	// The hook of newTestAssembler wins over the edit's own revision.
+	if edit.Revision != 1 || edit.DocumentID == "" {
+		t.Errorf("document.edit = %+v", edit)
+	}
+}
+
+// § 3.5: a failure inside a task closes the block, gives pending calls a
+// skipped result, fails the task with the same code, then run.error.
+func TestEmitterFailInsideTask(t *testing.T) {
+	var got []api.Event
+	a := newTestAssembler(&got)
+	got = got[:0]
+	a.TaskStart("t1", "x")
+	a.CallStart(engine.Call{ID: "c1", Name: "act", Kind: engine.CallAction})
+	a.CallStart(engine.Call{ID: "c2", Name: "read", Kind: engine.CallBackend})
+	a.Content("ignored")
+	a.Fail(api.ErrorInfo{Code: api.CodeModelError, Message: "boom", Retriable: true})
+	a.Content("after the end")
+	want := []string{
+		`task.start taskId="t1"`,
+		`action.start taskId="t1" actionId="c1"`,
+		`action.end actionId="c1"`,
+		`tool.start taskId="t1" toolId="c2" toolType="function"`,
+		`tool.end toolId="c2"`,
+		`action.result actionId="c1" result={"code":"skipped","error":"not executed: the run failed (model_error)","ok":false,"tool":"act"}`,
+		`tool.result toolId="c2" result="{\"tool\":\"read\",\"ok\":false,\"code\":\"skipped\",\"error\":\"not executed: the run failed (model_error)\"}"`,
+		`task.fail taskId="t1" error={"code":"model_error","message":"boom"}`,
+		`run.error error={"code":"model_error","message":"boom","retriable":true}`,
+	}
+	if g := wire(t, got); !slices.Equal(g, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
+	}
+}
