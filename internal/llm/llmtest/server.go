@@ -66,6 +66,15 @@ func NewServerFunc(t testing.TB, fn func(Request) Response) *Server {
 	return s
 }
 
+// SetHandler makes fn answer every later request (dynamic replies that
+// depend on the request, e.g. on ids the server assigned); queued responses
+// are then ignored. fn may be called concurrently.
+func (s *Server) SetHandler(fn func(Request) Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handler = fn
+}
+
 // Enqueue appends responses to the script.
 func (s *Server) Enqueue(responses ...Response) {
 	s.mu.Lock()
