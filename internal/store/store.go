@@ -21,6 +21,10 @@ type Chats interface {
 	UpdateChatAfterRun(ctx context.Context, chatID, runID, content string, at time.Time) error
 	// MarkRead sets ReadStatus 1 and ReadAt.
 	MarkRead(ctx context.Context, chatID string, at time.Time) error
+	// SetChatBinding binds the chat to an agent and a document (documentID "" means none):
+	// AgentKey, DocumentID and UpdatedAt are set, nothing else changes. ErrNotFound for an
+	// unknown chat.
+	SetChatBinding(ctx context.Context, chatID, agentKey, documentID string, at time.Time) error
 }
 
 // Runs stores the runs of chats.

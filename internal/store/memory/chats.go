@@ -85,6 +85,19 @@ func (s *Store) MarkRead(ctx context.Context, chatID string, at time.Time) error
 	return nil
 }
 
+// SetChatBinding implements store.Chats.
+func (s *Store) SetChatBinding(ctx context.Context, chatID, agentKey, documentID string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.needChat(ctx, chatID); err != nil {
+		return err
+	}
+	c := s.chats[chatID]
+	c.AgentKey, c.DocumentID, c.UpdatedAt = agentKey, documentID, ms(at)
+	s.chats[chatID] = c
+	return nil
+}
+
 // CreateRun implements store.Runs.
 func (s *Store) CreateRun(ctx context.Context, r store.Run) error {
 	if err := store.ValidateNewRun(r); err != nil {

@@ -80,6 +80,15 @@ func (s *Store) MarkRead(ctx context.Context, chatID string, at time.Time) error
 	})
 }
 
+// SetChatBinding implements store.Chats.
+func (s *Store) SetChatBinding(ctx context.Context, chatID, agentKey, documentID string, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE chats SET agent_key = ?, document_id = ?, updated_at = ? WHERE chat_id = ?`,
+			agentKey, documentID, millis(at), chatID)
+		return affected(res, err, "chat", chatID)
+	})
+}
+
 const runColumns = `run_id, chat_id, request_id, agent_key, query, status, finish_reason, error_code,
 	started_at, ended_at`
 

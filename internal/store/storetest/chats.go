@@ -16,6 +16,7 @@ var chatTests = []test{
 	{"Chats/ListOrder", testChatListOrder},
 	{"Chats/UpdateAfterRunResetsRead", testChatUpdateAfterRun},
 	{"Chats/MarkRead", testChatMarkRead},
+	{"Chats/SetBinding", testChatSetBinding},
 }
 
 func testChatRoundTrip(t *testing.T, s store.Store) {
@@ -128,6 +129,36 @@ func testChatMarkRead(t *testing.T, s store.Store) {
 	got, err = s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, msPtr(at(6)), got.ReadAt, "reading again moves readAt")
+}
+
+func testChatSetBinding(t *testing.T, s store.Store) {
+	addChat(t, s, "c1", 0)
+	addChat(t, s, "c2", 1)
+	addRun(t, s, "c1", "r1")
+	require.NoError(t, s.UpdateChatAfterRun(bg, "c1", "r1", "answer", at(2)))
+	require.NoError(t, s.MarkRead(bg, "c1", at(3)))
+	before, err := s.GetChat(bg, "c1")
+	require.NoError(t, err)
+
+	require.NoError(t, s.SetChatBinding(bg, "c1", "editor", "d1", at(4)))
+	got, err := s.GetChat(bg, "c1")
+	require.NoError(t, err)
+	want := before
+	want.AgentKey, want.DocumentID, want.UpdatedAt = "editor", "d1", ms(at(4))
+	require.Equal(t, want, got, "only the binding and updated_at change")
+
+	require.NoError(t, s.SetChatBinding(bg, "c1", "writer", "", at(5)))
+	got, err = s.GetChat(bg, "c1")
+	require.NoError(t, err)
+	require.Equal(t, "writer", got.AgentKey)
+	require.Empty(t, got.DocumentID, "an empty document id unbinds the document")
+	require.Equal(t, []string{"c1", "c2"}, chatIDs(t, s), "the new updated_at orders the list")
+
+	requireIs(t, s.SetChatBinding(bg, "nope", "writer", "d1", at(6)), store.ErrNotFound)
+	other, err := s.GetChat(bg, "c2")
+	require.NoError(t, err)
+	require.Equal(t, "writer", other.AgentKey, "other chats are untouched")
+	require.Equal(t, ms(at(1)), other.UpdatedAt)
 }
 
 var runTests = []test{
