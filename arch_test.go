@@ -55,11 +55,15 @@ var architecture = map[string][]string{
 	"store":          nil,
 	"store/*":        {"store"},
 	"api":            nil,
-	"server":         {"api", "agent", "agentdef", "store", "store/*", "editor", "tool", "tool/booktools", "llm", "cursoragent", "server/auth"},
-	"server/auth":    nil,
-	"mcpserver":      {"editor", "tool", "tool/booktools"},
+	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins"},
+	"server/auth":     nil,
+	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool"},
+	"server/config":   {"server/auth"},
+	"server/builtins": {"tool", "tool/booktools", "llm", "llm/models"},
+	"mcpserver":       {"editor", "tool", "tool/booktools"},
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
-		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models"},
+		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.

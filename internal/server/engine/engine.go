@@ -129,7 +129,9 @@ type Engine struct {
 	MemoryK int
 	// FrontendTimeout is tools.frontendSubmitTimeoutMs (default 300 s).
 	FrontendTimeout time.Duration
-	Clock  func() time.Time
+	// Clock stamps stored messages and plans (default time.Now).
+	Clock func() time.Time
+	// Logger receives the run's diagnostics (default: discarded).
 	Logger *slog.Logger
 
 	waits waits // pending frontend waits (runId#toolId)

@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+// outcome is the result of one executed call.
+type outcome struct {
+	text        string          // the tool.result string, also the model's tool output
+	isError     bool            // an error result ({"tool","ok":false,…})
+	code        string          // the error code of an error result
+	edits       []tool.Edit     // applied document edits
+	submitted   json.RawMessage // frontend: the /submit payload
+	planChanged bool            // a plan tool changed the plan
+	timeout     bool            // frontend: submit timeout
+}
+
+// errorOutcome is an error result with the § 7.1 JSON text.
+func errorOutcome(name, code, text string) outcome {
+	return outcome{text: errorText(name, code, text), isError: true, code: code}
+}
+
+// errorText is the § 7.1 error result {"tool","ok":false,"code","error"}.
+func errorText(name, code, text string) string {
+	b, _ := marshal(api.ToolError{Tool: name, OK: false, Code: code, Error: text}) // strings only: cannot fail
+	return string(b)
+}
+
+// skippedText is the result of a call that is not executed (§ 3.3 rule 6).
+func skippedText(name, why string) string {
+	return errorText(name, api.ToolCodeSkipped, "Not executed: "+why)
+}
+
+// execCalls executes the calls of a turn sequentially in model order
+// (§ 3.3 rule 5) and returns their tool messages for the model. A frontend
+// submit timeout gives the remaining calls skipped results and returns
+// errSubmitTimeout (§ 4.1 step 5).
+func (r *run) execCalls(ctx context.Context, stage string, rp *reply) ([]llm.Message, error) {
+	var out []llm.Message
+	for i, c := range rp.calls {
+		if r.em.Ended() {
+			return out, errEnded
+		}
+		start := time.Now()
+		res, err := r.execCall(ctx, c)
+		if err != nil {
+			return out, err
+		}
+		msg, err := r.deliver(ctx, stage, c, res, time.Since(start))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, msg)
+		if res.timeout {
+			for _, rest := range rp.calls[i+1:] {
+				skipped := errorOutcome(rest.name, api.ToolCodeSkipped, "Not executed: a frontend tool timed out")
+				if _, err := r.deliver(ctx, stage, rest, skipped, 0); err != nil {
+					return out, err
+				}
+			}
+			return out, errSubmitTimeout
+		}
+	}
+	return out, nil
+}
+
+// execCall executes one call according to its kind.
+func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return outcome{}, err
+	}
+	if c.kind == CallUnknown {
+		return errorOutcome(c.name, api.ToolCodeNotEnabled, "Tool is not enabled for this agent: "+c.name), nil
+	}
+	if r.toolCalls >= r.budget.Tool.MaxCalls {
+		return outcome{}, failf(api.CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.budget.Tool.MaxCalls)
+	}
+	r.toolCalls++
+	switch c.kind {
+	case CallAction:
+		return outcome{text: "OK"}, nil // § 4.2: never waits
+	case CallFrontend:
+		return r.waitFrontend(ctx, c)
+	}
+	return r.runBackend(ctx, c)
+}
+
+// deliver emits a call's result in the order of § 3.3 rule 5
+// (request.submit → document.edit* → result → plan.update), stores its
+// tool message and returns it.
+func (r *run) deliver(ctx context.Context, stage string, c *callState, res outcome, took time.Duration) (llm.Message, error) {
+	if res.submitted != nil {
+		r.em.Submit(c.id, res.submitted)
+	}
+	for _, e := range res.edits {
+		r.em.DocumentEdit(c.id, e)
+	}
+	r.emitResult(c, res.text)
+	if res.planChanged {
+		if err := r.publishPlan(ctx); err != nil {
+			return llm.Message{}, err
+		}
+	}
+	if err := r.saveTool(ctx, stage, c, res.text, took); err != nil {
+		return llm.Message{}, err
+	}
+	return llm.Message{Role: llm.RoleTool, ToolCallID: c.id, Name: c.name, Content: res.text}, nil
+}
+
+// emitResult emits the one result of a call and forgets it as pending.
+func (r *run) emitResult(c *callState, text string) {
+	if c.kind == CallAction {
+		r.em.ActionResult(c.id, text)
+	} else {
+		r.em.ToolResult(c.id, text)
+	}
+	r.pending = slices.DeleteFunc(r.pending, func(p *callState) bool { return p == c })
+}
+
+// runBackend runs a backend call: argument templates, then the tool with
+// the tool timeout and retries on timeout or runtime failure (never on
+// invalid arguments) (§ 7.1).
+func (r *run) runBackend(ctx context.Context, c *callState) (outcome, error) {
+	t := c.entry
+	args := c.arguments()
+	if t.builtin != nil && t.builtin.direct {
+		return t.builtin.call(ctx, r, args)
+	}
+	args, err := r.expandTemplates(args)
+	if err != nil {
+		return errorOutcome(c.name, api.ToolCodeInvalidArguments, err.Error()), nil
+	}
+	if t.name == SkillRunScript {
+		r.discloseFor(args)
+	}
+	var res outcome
+	for attempt := 0; attempt <= r.budget.Tool.RetryCount; attempt++ {
+		var retry bool
+		res, retry, err = r.attemptBackend(ctx, c, args)
+		if err != nil || !retry {
+			break
+		}
+		r.log.Info("backend tool failed; retrying", "tool", t.name, "toolId", c.id, "attempt", attempt+1)
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	if !res.isError {
+		r.results[t.name] = res.text
+	}
+	return res, nil
+}
+
+// invocation is what a tool goroutine reports.
+type invocation struct {
+	done  bool
+	res   outcome
+	err   error
+	panic any
+}
+
+// attemptBackend runs the tool once; retry reports a timeout or a runtime
+// failure.
+func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (res outcome, retry bool, err error) {
+	callCtx, cancel := context.WithTimeout(WithCall(ctx, c.id), r.budget.Tool.Timeout())
+	defer cancel()
+	ch := make(chan invocation, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- invocation{done: true, panic: p}
+			}
+		}()
+		res, err := invoke(callCtx, r, c, args)
+		ch <- invocation{done: true, res: res, err: err}
+	}()
+	var inv invocation
+	select {
+	case inv = <-ch:
+	case <-callCtx.Done():
+	}
+	switch {
+	case ctx.Err() != nil:
+		return outcome{}, false, ctx.Err()
+	case inv.panic != nil:
+		return outcome{}, false, internalf("tool %s panicked: %v", c.entry.name, inv.panic)
+	case callCtx.Err() != nil && (inv.err != nil || !inv.done):
+		return errorOutcome(c.name, api.ToolCodeTimeout,
+			fmt.Sprintf("Tool %s timed out after %d ms", c.name, r.budget.Tool.TimeoutMs)), true, nil
+	case inv.err != nil:
+		return errorOutcome(c.name, api.ToolCodeFailed, inv.err.Error()), true, nil
+	}
+	return inv.res, inv.res.code == api.ToolCodeFailed, nil
+}
+
+// invoke calls the Go tool or the built-in of c; it runs in its own
+// goroutine and must not change the run's state.
+func invoke(ctx context.Context, r *run, c *callState, args string) (outcome, error) {
+	t := c.entry
+	if t.builtin != nil {
+		return t.builtin.call(ctx, r, args)
+	}
+	res, err := t.impl.Call(ctx, json.RawMessage(args))
+	if err != nil {
+		return outcome{}, err
+	}
+	if !res.IsError {
+		return outcome{text: res.Text, edits: res.Edits}, nil
+	}
+	code := res.Code
+	if code == "" {
+		code = api.ToolCodeFailed
+	}
+	out := errorOutcome(c.name, code, res.Text)
+	out.edits = res.Edits
+	return out, nil
+}

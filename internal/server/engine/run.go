@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/agentdef"
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+// Defaults of the Engine fields.
+const (
+	DefaultMemoryK         = 20
+	DefaultFrontendTimeout = 300 * time.Second
+)
+
+// errSubmitTimeout ends a run with run.complete "timeout" (§ 4.1 step 5).
+var errSubmitTimeout = errors.New("engine: frontend submit timeout")
+
+// errEnded stops a run whose emitter has ended on its own (an assembler
+// violation): nothing more is emitted.
+var errEnded = errors.New("engine: the emitter has ended")
+
+// errRunTimeout is the cancel cause of the run deadline.
+var errRunTimeout = errors.New("engine: run timeout")
+
+// failure is an error that ends the run with run.error info. TaskCode, when
+// set, is the task.fail code of the active task (else info.Code).
+type failure struct {
+	info     api.ErrorInfo
+	taskCode string
+}
+
+func (f *failure) Error() string { return f.info.Code + ": " + f.info.Message }
+
+// failf returns a non-retriable failure.
+func failf(code, format string, args ...any) *failure {
+	return &failure{info: api.ErrorInfo{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// internalf returns an internal_error failure.
+func internalf(format string, args ...any) *failure {
+	return failf(api.CodeInternalError, format, args...)
+}
+
+// providerModel is a resolved modelKey.
+type providerModel struct {
+	p llm.Provider
+	m models.Model
+}
+
+// run is the state of one Execute call. Only the run's goroutine changes
+// it; tool goroutines read its definitions (spec, agent), Submit never
+// touches it.
+type run struct {
+	e      *Engine
+	spec   Spec
+	agent  *agentdef.AgentDef
+	budget agentdef.Budget
+	em     Emitter
+	log    *slog.Logger
+
+	deadline *deadline
+	history  []llm.Message // the memory window (§ 5.2)
+	user     llm.Message
+	backends map[string]tool.Tool // Engine.Backends, by lowercase name
+	models   map[string]providerModel
+
+	modelCalls, toolCalls int
+	nativeCalls           int             // call_native_{k}
+	callIDs               map[string]bool // the call ids of the run
+	nReasoning, nContent  int             // block counters, as the assembler counts them
+	inTurn                bool
+	pending               []*callState // started calls without a result, in start order
+	waiting               []*callState // frontend calls with a registered wait
+
+	results   map[string]string // latest successful result text per tool (argument templates)
+	disclosed []string          // skills disclosed in this run, in order
+	plan      *plan             // PLAN_EXECUTE only
+	continued bool              // the plan continues an earlier one
+	task      string            // the active task id
+	execMsgs  []llm.Message     // the execute history (summary stage)
+}
+
+// Execute runs spec to its end, streaming through em. It returns nil after
+// em received its terminal event (run.complete or run.error); an error only
+// for failures before anything was emitted (bad spec, storage failure while
+// loading the memory window).
+func (e *Engine) Execute(ctx context.Context, spec Spec, em Emitter) error {
+	r, err := e.newRun(ctx, spec, em)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.deadline = startDeadline(r.budget.RunTimeout(), func() { cancel(errRunTimeout) })
+	defer r.deadline.stop()
+	defer r.dropWaits()
+	r.end(runCtx, r.safeExecute(runCtx))
+	return nil
+}
+
+// safeExecute runs the mode; a panic becomes an internal_error.
+func (r *run) safeExecute(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("engine panic", "panic", p, "stack", string(debug.Stack()))
+			err = internalf("panic: %v", p)
+		}
+	}()
+	return r.execute(ctx)
+}
+
+// newRun checks spec and prepares the run: backends, memory window, plan
+// scope and the stored user message.
+func (e *Engine) newRun(ctx context.Context, spec Spec, em Emitter) (*run, error) {
+	switch {
+	case spec.Defs == nil:
+		return nil, errors.New("engine: spec without definitions")
+	case e.Store == nil || e.Models == nil:
+		return nil, errors.New("engine: Store and Models are required")
+	case spec.RunID == "" || spec.ChatID == "":
+		return nil, errors.New("engine: spec without run id or chat id")
+	}
+	agent := normalize(spec.Agent)
+	r := &run{e: e, spec: spec, agent: &agent, budget: agent.Budget, em: em, log: e.logger().With("runId", spec.RunID),
+		models: map[string]providerModel{}, results: map[string]string{}, callIDs: map[string]bool{}}
+	switch {
+	case agent.Plain != nil && agent.Mode == agentdef.ModeOneshot:
+	case agent.React != nil && agent.Mode == agentdef.ModeReact:
+	case agent.PlanExecute != nil && agent.Mode == agentdef.ModePlanExecute:
+		r.plan = &plan{id: "plan_" + spec.RunID}
+	default:
+		return nil, fmt.Errorf("engine: agent %q has no block for mode %q", agent.Key, agent.Mode)
+	}
+	if e.Backends != nil {
+		b, err := e.Backends(ctx, spec)
+		if err != nil {
+			return nil, fmt.Errorf("engine: backend tools: %w", err)
+		}
+		r.backends = lowerKeys(b)
+	}
+	if err := r.loadHistory(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.loadPlan(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.saveUser(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// execute runs the agent's mode.
+func (r *run) execute(ctx context.Context) error {
+	switch r.agent.Mode {
+	case agentdef.ModeOneshot:
+		return r.oneshot(ctx)
+	case agentdef.ModeReact:
+		return r.react(ctx)
+	}
+	return r.planExecute(ctx)
+}
+
+// end emits the terminal event for the outcome err of execute (§ 3.5).
+func (r *run) end(ctx context.Context, err error) {
+	switch {
+	case r.em.Ended():
+		r.log.Warn("the emitter ended the run", "err", err)
+		return
+	case err == nil:
+		r.em.Complete(api.FinishStop)
+		return
+	case errors.Is(err, errSubmitTimeout):
+		r.em.Complete(api.FinishTimeout)
+		return
+	}
+	f := r.failure(ctx, err)
+	r.log.Info("run failed", "code", f.info.Code, "message", f.info.Message)
+	if r.inTurn {
+		r.em.TurnEnd()
+		r.inTurn = false
+	}
+	for _, c := range slices.Clone(r.pending) {
+		r.emitResult(c, skippedText(c.name, "the run failed ("+f.info.Code+")"))
+	}
+	r.pending = nil
+	if r.task != "" {
+		code := f.taskCode
+		if code == "" {
+			code = f.info.Code
+		}
+		r.em.TaskFail(r.task, api.TaskError{Code: code, Message: f.info.Message})
+		r.task = ""
+	}
+	r.em.Fail(f.info)
+}
+
+// failure converts err into the run.error to emit: a done run context wins
+// (run_timeout or run_aborted), then a *failure, else internal_error.
+func (r *run) failure(ctx context.Context, err error) *failure {
+	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errRunTimeout) {
+			return &failure{info: api.ErrorInfo{Code: api.CodeRunTimeout, Retriable: true,
+				Message: fmt.Sprintf("Run timeout: budget.runTimeoutMs=%d", r.budget.RunTimeoutMs)}}
+		}
+		return &failure{info: api.ErrorInfo{Code: api.CodeRunAborted, Message: "The run was aborted", Retriable: true}}
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return internalf("%v", err)
+}
+
+func (e *Engine) logger() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (e *Engine) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+func (e *Engine) memoryK() int {
+	if e.MemoryK > 0 {
+		return e.MemoryK
+	}
+	return DefaultMemoryK
+}
+
+func (e *Engine) frontendTimeout() time.Duration {
+	if e.FrontendTimeout > 0 {
+		return e.FrontendTimeout
+	}
+	return DefaultFrontendTimeout
+}
+
+// provider resolves a modelKey once per run.
+func (r *run) provider(key string) (providerModel, error) {
+	if pm, ok := r.models[key]; ok {
+		return pm, nil
+	}
+	p, m, err := r.e.Models.Provider(key)
+	if err != nil {
+		return providerModel{}, failf(api.CodeModelError, "model %q: %v", key, err)
+	}
+	pm := providerModel{p: p, m: m}
+	r.models[key] = pm
+	return pm, nil
+}
+
+func lowerKeys(m map[string]tool.Tool) map[string]tool.Tool {
+	out := make(map[string]tool.Tool, len(m))
+	for k, t := range m {
+		out[lower(k)] = t
+	}
+	return out
+}
