@@ -77,6 +77,12 @@ type RunSpec struct {
 	// assembler ends the run: nil with run.complete "stop", an error with
 	// run.error (internal_error, or the Info of a *RunFailure).
 	Execute func(ctx context.Context, a *Assembler) error
+	// Finished is called by the run's goroutine once the run has ended, after
+	// its whole log is stored and the run is finished in the store, and
+	// before the terminal event reaches any subscriber; log is every event
+	// of the run, the terminal one last. The server records the end of the
+	// run on the chat here (§ 5.1). ctx has no deadline. Optional.
+	Finished func(ctx context.Context, log []api.Event)
 }
 
 // RunFailure is an Execute error that names the run.error to emit.
@@ -220,18 +226,19 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	if spec.Bootstrap != nil {
 		spec.Bootstrap(a)
 	}
-	go r.execute(runCtx, context.WithoutCancel(ctx), a, spec.Execute)
+	go r.execute(runCtx, context.WithoutCancel(ctx), a, spec)
 	return r, nil
 }
 
 // execute runs Execute, ends the assembler if needed, makes the log durable,
-// finishes the run in the store and then publishes the terminal event.
-func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, exec func(context.Context, *Assembler) error) {
+// finishes the run in the store, calls Finished and then publishes the
+// terminal event.
+func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec) {
 	defer r.cancel()
 	stop, flusherDone := make(chan struct{}), make(chan struct{})
 	go r.flushLoop(storeCtx, stop, flusherDone)
 
-	err := r.safeExecute(ctx, a, exec)
+	err := r.safeExecute(ctx, a, spec.Execute)
 	if !a.Ended() {
 		var f *RunFailure
 		switch {
@@ -272,7 +279,30 @@ func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, exec func(con
 	if err := r.m.st.FinishRun(storeCtx, r.id, status, reason, code, r.m.opts.Clock()); err != nil {
 		r.m.opts.Logger.Error("run: finishing the stored run failed", "run", r.id, "err", err)
 	}
+	if spec.Finished != nil {
+		r.callFinished(storeCtx, spec.Finished)
+	}
 	r.publishTerminal()
+}
+
+// callFinished hands the whole log, the held-back terminal event last, to
+// the Finished hook; a panic in the hook is logged, never fatal.
+func (r *Run) callFinished(ctx context.Context, fin func(context.Context, []api.Event)) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.m.opts.Logger.Error("run: Finished panicked", "run", r.id, "panic", p)
+		}
+	}()
+	r.mu.Lock()
+	log := make([]api.Event, 0, len(r.log)+1)
+	for _, e := range r.log {
+		log = append(log, e.ev)
+	}
+	if r.terminal != nil {
+		log = append(log, r.terminal.ev)
+	}
+	r.mu.Unlock()
+	fin(ctx, log)
 }
 
 // safeExecute calls exec and turns a panic into an error.

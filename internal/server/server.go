@@ -13,6 +13,7 @@ import (
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // Defaults of Options.
@@ -45,6 +46,17 @@ type Options struct {
 	DataTokenValidation bool
 	// DataDir is dirs.data, the root of GET /data.
 	DataDir string
+	// ChatFiles returns the normalised data paths (auth.NormalizeRef) that a
+	// chat references, for step 5 of GET /data (§ 8.3); nil means the
+	// store-based default (Server.chatFiles).
+	ChatFiles func(ctx context.Context, chatID string) (map[string]bool, error)
+
+	// ModelID returns the provider modelId of a modelKey ("" when unknown),
+	// for AgentSummary.meta.model; nil (or "") shows the modelKey itself.
+	ModelID func(modelKey string) string
+	// BuiltinTools returns the built-in Go backend tools; those without a
+	// tool file are listed by /tools as kind backend (nil: none).
+	BuiltinTools func() []tool.Tool
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)

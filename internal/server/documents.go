@@ -1,0 +1,746 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/aitexteditor/aite/internal/tool/booktools"
+)
+
+// The errors of Documents.Create (each answered with 400).
+var (
+	// ErrDocumentEmpty means the Markdown is empty or blank.
+	ErrDocumentEmpty = errors.New("document is empty")
+	// ErrDocumentTooLarge means the Markdown exceeds documents.maxBytes.
+	ErrDocumentTooLarge = errors.New("document is too large")
+	// ErrDocumentEncoding means the Markdown is not valid UTF-8.
+	ErrDocumentEncoding = errors.New("document is not valid UTF-8")
+	// ErrDocumentName means the name is blank or longer than MaxDocumentName.
+	ErrDocumentName = errors.New("document name must have 1 to 200 characters")
+)
+
+// MaxDocumentName is the longest document name, in characters (§ 2.2).
+const MaxDocumentName = 200
+
+// unlockedTools are the book tools that run without the per-document lock:
+// they never edit and may run for minutes (the cursor agent calls a model
+// for every batch). Each of their session calls is still serialised by the
+// editor session's own lock.
+var unlockedTools = map[string]bool{"cursor_agent-run_cursor_agent": true}
+
+// Documents holds the server's documents (§ 2.2): the store is the source of
+// truth, and each document used by a tool or the outline and items
+// endpoints is loaded once into one editor session (keyed by documentId)
+// and kept there. It is safe for concurrent use.
+//
+// Concurrency: the editor session serialises every one of its calls with
+// its own lock, so reads never race. A per-document mutex additionally
+// spans each book tool call with the persisting of its edits, and the
+// endpoint reads that report a revision, so the in-memory text, the stored
+// text and the revision always agree. Item ids are assigned when a document
+// is loaded; they are stable while the process lives, not across restarts.
+type Documents struct {
+	st      store.Store
+	clock   func() time.Time
+	session *editor.Session
+	// Logger receives persistence failures of edits (nil: discarded).
+	Logger *slog.Logger
+
+	mu   sync.Mutex
+	docs map[string]*docState
+}
+
+// docState is the in-memory state of one document.
+type docState struct {
+	mu       sync.Mutex
+	loaded   bool // the session holds the document
+	revision int  // the revision of the session's text
+}
+
+// NewDocuments returns the documents of st; clock stamps creations and edits
+// (time.Now when nil).
+func NewDocuments(st store.Store, clock func() time.Time) *Documents {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+}
+
+func (d *Documents) logger() *slog.Logger {
+	if d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return d.Logger
+}
+
+// Create normalises (strip UTF-8 BOM, CRLF/CR → LF), validates (valid UTF-8,
+// non-empty, ≤ max bytes) and stores a document at revision 0. The name is
+// trimmed and must have 1..MaxDocumentName characters.
+func (d *Documents) Create(ctx context.Context, name string, markdown []byte, maxBytes int64) (store.Document, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > MaxDocumentName {
+		return store.Document{}, ErrDocumentName
+	}
+	src, err := normalizeMarkdown(markdown, maxBytes)
+	if err != nil {
+		return store.Document{}, err
+	}
+	id := uuidV4()
+	info := d.session.Load(id, src)
+	now := d.clock()
+	doc, err := d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
+		ItemCount: info.Items, CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		_ = d.session.Close(id)
+		return store.Document{}, fmt.Errorf("create document: %w", err)
+	}
+	d.mu.Lock()
+	d.docs[id] = &docState{loaded: true}
+	d.mu.Unlock()
+	return doc, nil
+}
+
+// normalizeMarkdown strips a UTF-8 BOM, turns CRLF and CR into LF and checks
+// the result.
+func normalizeMarkdown(b []byte, maxBytes int64) ([]byte, error) {
+	if !utf8.Valid(b) {
+		return nil, ErrDocumentEncoding
+	}
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		return nil, ErrDocumentEmpty
+	case maxBytes > 0 && int64(len(b)) > maxBytes:
+		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrDocumentTooLarge, len(b), maxBytes)
+	}
+	return b, nil
+}
+
+// entry returns the state of document id, creating it.
+func (d *Documents) entry(id string) *docState {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ds := d.docs[id]
+	if ds == nil {
+		ds = &docState{}
+		d.docs[id] = ds
+	}
+	return ds
+}
+
+// locked runs f under the lock of document id, loading the document from
+// the store into the session first if needed. An unknown document fails
+// with an error wrapping store.ErrNotFound (and leaves no state behind).
+func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) error) error {
+	ds := d.entry(id)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if !ds.loaded {
+		doc, err := d.st.GetDocument(ctx, id)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				d.mu.Lock()
+				if d.docs[id] == ds {
+					delete(d.docs, id)
+				}
+				d.mu.Unlock()
+			}
+			return err
+		}
+		d.session.Load(id, []byte(doc.Markdown))
+		ds.loaded, ds.revision = true, doc.Revision
+	}
+	return f(ds)
+}
+
+// BookTools returns the book tools (booktools.Tools) bound to document docID,
+// by lowercase name. Edit tools run under a per-document lock; each applied
+// edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
+// the new Markdown, item count, DocumentEdit row with RunID = runID and
+// ToolID = engine.CallID(ctx), op, pointer, newPointer, before, after) and
+// reported in Result.Edits with Book = docID and Revision set. ag may be
+// nil; otherwise a copy working on the documents' session runs cursor-agent
+// tasks.
+func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *cursoragent.Agent) (map[string]tool.Tool, error) {
+	if err := d.locked(ctx, docID, func(*docState) error { return nil }); err != nil {
+		return nil, fmt.Errorf("book tools of document %s: %w", docID, err)
+	}
+	env := booktools.Env{Session: d.session, Book: docID}
+	if ag != nil {
+		a := *ag
+		a.Session = d.session
+		env.Agent = &a
+	}
+	out := map[string]tool.Tool{}
+	for _, t := range booktools.Tools(env) {
+		name := strings.ToLower(t.Name())
+		if unlockedTools[name] {
+			out[name] = t
+			continue
+		}
+		out[name] = &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+	}
+	return out, nil
+}
+
+// docTool runs a book tool under its document's lock and persists the edits
+// the call applied.
+type docTool struct {
+	tool.Tool
+	docs  *Documents
+	docID string
+	runID string
+}
+
+// Call implements tool.Tool.
+func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	var res tool.Result
+	err := t.docs.locked(ctx, t.docID, func(ds *docState) error {
+		var err error
+		res, err = t.Tool.Call(ctx, args)
+		if err != nil || len(res.Edits) == 0 {
+			return err
+		}
+		res = t.docs.persist(ctx, ds, t.docID, t.runID, engine.CallID(ctx), res)
+		return ctx.Err()
+	})
+	return res, err
+}
+
+// persist stores the edits of one call, each as the next revision with the
+// document's text after the call (the store keeps only the current text,
+// and the book tools apply one operation per call anyway). If nothing could
+// be stored, the call's edits are undone in the session and an error result
+// is returned. If a later edit of several fails, the stored text already
+// holds them all: they stay applied and only the journaled ones are
+// reported.
+func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result) tool.Result {
+	src, err := d.session.Source(docID)
+	var count int
+	if err == nil {
+		count, err = d.itemCount(docID)
+	}
+	n := 0
+	for err == nil && n < len(res.Edits) {
+		if err = d.record(ctx, ds, docID, runID, toolID, string(src), count, &res.Edits[n]); err == nil {
+			n++
+		}
+	}
+	switch {
+	case err == nil:
+		return res
+	case n > 0:
+		d.logger().Error("document edit not journaled", "documentId", docID, "revision", ds.revision+1, "err", err)
+		res.Edits = res.Edits[:n]
+		return res
+	}
+	d.logger().Error("document edit not saved", "documentId", docID, "err", err)
+	if _, uerr := d.session.Undo(docID, len(res.Edits)); uerr != nil {
+		d.logger().Error("undo of an unsaved edit failed; reloading the document", "documentId", docID, "err", uerr)
+		ds.loaded = false
+	}
+	return tool.Errorf("tool_failed", "The edit could not be saved, so it was not applied; the document is unchanged. Try again.")
+}
+
+// record stores one edit as the next revision and stamps it.
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID, src string, count int, e *tool.Edit) error {
+	doc, err := d.st.ApplyDocumentEdit(ctx, docID, src, count, store.DocumentEdit{
+		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
+		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock()})
+	if err != nil {
+		return err
+	}
+	ds.revision = doc.Revision
+	e.Book, e.Revision = docID, doc.Revision
+	return nil
+}
+
+// itemCount returns the number of items of a loaded document.
+func (d *Documents) itemCount(id string) (int, error) {
+	for _, b := range d.session.Books() {
+		if b.ID == id {
+			return b.Items, nil
+		}
+	}
+	return 0, fmt.Errorf("document %s: %w", id, editor.ErrUnknownBook)
+}
+
+// documentSummary is DocumentSummary (times in epoch ms).
+type documentSummary struct {
+	DocumentID string `json:"documentId"`
+	Name       string `json:"name"`
+	SizeBytes  int    `json:"sizeBytes"`
+	ItemCount  int    `json:"itemCount"`
+	Revision   int    `json:"revision"`
+	CreatedAt  int64  `json:"createdAt"`
+	UpdatedAt  int64  `json:"updatedAt"`
+}
+
+// documentDetail is the data of GET /document.
+type documentDetail struct {
+	documentSummary
+	Outline []outlineEntry `json:"outline"`
+}
+
+type outlineEntry struct {
+	Pointer string `json:"pointer"`
+	Level   int    `json:"level"`
+	Text    string `json:"text"`
+}
+
+// documentItems is the data of GET /document/items.
+type documentItems struct {
+	DocumentID string         `json:"documentId"`
+	Revision   int            `json:"revision"`
+	Total      int            `json:"total"`
+	From       int            `json:"from"`
+	HasMore    bool           `json:"hasMore"`
+	Items      []documentItem `json:"items"`
+}
+
+type documentItem struct {
+	Index    int    `json:"index"`
+	Pointer  string `json:"pointer"`
+	Type     string `json:"type"`
+	Level    int    `json:"level,omitempty"` // headings only
+	Markdown string `json:"markdown"`
+}
+
+func summarizeDocument(d store.Document) documentSummary {
+	return documentSummary{DocumentID: d.ID, Name: d.Name, SizeBytes: d.SizeBytes, ItemCount: d.ItemCount,
+		Revision: d.Revision, CreatedAt: d.CreatedAt.UnixMilli(), UpdatedAt: d.UpdatedAt.UnixMilli()}
+}
+
+// itemType maps the parser's kinds onto the item types of § 2.2.
+func itemType(k document.Kind) string {
+	switch k {
+	case document.Heading:
+		return "heading"
+	case document.ListItem:
+		return "list_item"
+	case document.Code:
+		return "code"
+	case document.ThematicBreak:
+		return "thematic_break"
+	case document.HTML:
+		return "html"
+	case document.FrontMatter:
+		return "code" // a verbatim metadata block: nearest is code
+	}
+	// Paragraph; Quote, Table and FootnoteDef have no type of their own:
+	// they are prose blocks, nearest is paragraph.
+	return "paragraph"
+}
+
+// detail returns the summary and the heading outline of document id, read
+// together under its lock.
+func (d *Documents) detail(ctx context.Context, id string) (documentDetail, error) {
+	var out documentDetail
+	err := d.locked(ctx, id, func(*docState) error {
+		doc, err := d.st.GetDocument(ctx, id)
+		if err != nil {
+			return err
+		}
+		ov, err := d.session.Outline(id)
+		if err != nil {
+			return err
+		}
+		out = documentDetail{documentSummary: summarizeDocument(doc), Outline: []outlineEntry{}}
+		out.Outline = flattenOutline(out.Outline, ov.Sections)
+		return nil
+	})
+	return out, err
+}
+
+// flattenOutline appends the headings of secs in document order.
+func flattenOutline(out []outlineEntry, secs []editor.SectionView) []outlineEntry {
+	for _, s := range secs {
+		out = append(out, outlineEntry{Pointer: s.Pointer.String(), Level: s.Level, Text: s.Title})
+		out = flattenOutline(out, s.Children)
+	}
+	return out
+}
+
+// items returns up to limit items of document id from index from.
+func (d *Documents) items(ctx context.Context, id string, from, limit int) (documentItems, error) {
+	var out documentItems
+	err := d.locked(ctx, id, func(ds *docState) error {
+		total, err := d.itemCount(id)
+		if err != nil {
+			return err
+		}
+		out = documentItems{DocumentID: id, Revision: ds.revision, Total: total, From: from, Items: []documentItem{}}
+		if from >= total {
+			return nil
+		}
+		v, err := d.session.Items(id, "", from+limit, nil)
+		if err != nil {
+			return err
+		}
+		for _, it := range v.Items[from:] {
+			out.Items = append(out.Items, documentItem{Index: it.Index, Pointer: it.Pointer.String(),
+				Type: itemType(it.Kind), Level: it.Level, Markdown: it.Markdown})
+		}
+		out.HasMore = from+len(out.Items) < total
+		return nil
+	})
+	return out, err
+}
+
+// documentEditView is one entry of GET /document/history.
+type documentEditView struct {
+	Revision   int    `json:"revision"`
+	RunID      string `json:"runId"`
+	ToolID     string `json:"toolId"`
+	Op         string `json:"op"`
+	Pointer    string `json:"pointer"`
+	NewPointer string `json:"newPointer,omitempty"`
+	Before     string `json:"before,omitempty"`
+	After      string `json:"after,omitempty"`
+	At         int64  `json:"at"`
+}
+
+type documentHistory struct {
+	DocumentID string             `json:"documentId"`
+	Edits      []documentEditView `json:"edits"`
+}
+
+type documentRaw struct {
+	DocumentID string `json:"documentId"`
+	Revision   int    `json:"revision"`
+	Markdown   string `json:"markdown"`
+}
+
+// registerDocuments registers the document endpoints of § 2.2. Without
+// Options.Documents the server keeps its own over Options.Store.
+func (s *Server) registerDocuments() {
+	if s.opts.Documents == nil {
+		s.opts.Documents = NewDocuments(s.opts.Store, s.opts.Clock)
+		s.opts.Documents.Logger = s.opts.Logger
+	}
+	s.mux.HandleFunc("GET /api/ap/documents", s.listDocuments)
+	s.mux.HandleFunc("POST /api/ap/documents", s.createDocument)
+	s.mux.HandleFunc("GET /api/ap/document", s.getDocument)
+	s.mux.HandleFunc("GET /api/ap/document/items", s.getDocumentItems)
+	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
+	s.mux.HandleFunc("GET /api/ap/document/history", s.getDocumentHistory)
+}
+
+func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.opts.Store.ListDocuments(r.Context())
+	if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
+	slices.SortStableFunc(docs, func(a, b store.Document) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	out := make([]documentSummary, len(docs))
+	for i, d := range docs {
+		out[i] = summarizeDocument(d)
+	}
+	writeOK(w, out)
+}
+
+// documentIDParam reads the required documentId parameter: blank → 400
+// Validation failed, not a UUID → 400; the id is returned in lowercase.
+func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id, ok := metaQuery(w, r, "documentId")
+	if !ok {
+		return "", false
+	}
+	canon, valid := uuidCanonical(id)
+	if !valid {
+		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return "", false
+	}
+	return canon, true
+}
+
+// documentFailure answers an error of a document lookup: 404 for an
+// unknown document, else 500.
+func (s *Server) documentFailure(w http.ResponseWriter, r *http.Request, id string, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "Document not found: "+id, nil)
+		return
+	}
+	s.writeInternal(w, r, err)
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := documentIDParam(w, r)
+	if !ok {
+		return
+	}
+	out, err := s.opts.Documents.detail(r.Context(), id)
+	if err != nil {
+		s.documentFailure(w, r, id, err)
+		return
+	}
+	writeOK(w, out)
+}
+
+// The paging limits of GET /document/items.
+const (
+	defaultItemsLimit = 100
+	maxItemsLimit     = 500
+)
+
+func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
+	id, ok := documentIDParam(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	from, limit := 0, defaultItemsLimit
+	if v := strings.TrimSpace(q.Get("from")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "Invalid from: "+v+". Use an integer >= 0", nil)
+			return
+		}
+		from = n
+	}
+	if v := strings.TrimSpace(q.Get("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxItemsLimit {
+			writeError(w, http.StatusBadRequest, "Invalid limit: "+v+". Use an integer from 1 to 500", nil)
+			return
+		}
+		limit = n
+	}
+	out, err := s.opts.Documents.items(r.Context(), id, from, limit)
+	if err != nil {
+		s.documentFailure(w, r, id, err)
+		return
+	}
+	writeOK(w, out)
+}
+
+func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
+	id, ok := documentIDParam(w, r)
+	if !ok {
+		return
+	}
+	doc, err := s.opts.Store.GetDocument(r.Context(), id)
+	if err != nil {
+		s.documentFailure(w, r, id, err)
+		return
+	}
+	writeOK(w, documentRaw{DocumentID: id, Revision: doc.Revision, Markdown: doc.Markdown})
+}
+
+func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
+	id, ok := documentIDParam(w, r)
+	if !ok {
+		return
+	}
+	if _, err := s.opts.Store.GetDocument(r.Context(), id); err != nil {
+		s.documentFailure(w, r, id, err)
+		return
+	}
+	edits, err := s.opts.Store.ListDocumentEdits(r.Context(), id, 0)
+	if err != nil {
+		s.documentFailure(w, r, id, err)
+		return
+	}
+	out := documentHistory{DocumentID: id, Edits: make([]documentEditView, len(edits))}
+	for i, e := range edits {
+		out.Edits[i] = documentEditView{Revision: e.Revision, RunID: e.RunID, ToolID: e.ToolID, Op: e.Op,
+			Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: e.At.UnixMilli()}
+	}
+	writeOK(w, out)
+}
+
+// uploadMargin is added to documents.maxBytes for the POST /documents body:
+// room for JSON escaping (twice the size) and multipart framing.
+const uploadMargin = 1 << 20
+
+// maxNamePart bounds the name part of a multipart upload.
+const maxNamePart = 64 << 10
+
+// upload is a parsed POST /documents body.
+type upload struct {
+	name     string
+	markdown []byte
+	field    string // the field holding the Markdown: markdown or file
+}
+
+// uploadError is a POST /documents body that cannot be accepted: a
+// validation failure (fields) or another 400 (msg).
+type uploadError struct {
+	msg    string
+	fields map[string]string
+}
+
+func (e *uploadError) Error() string { return e.msg }
+
+func badUpload(msg string) error { return &uploadError{msg: msg} }
+
+func invalidUpload(field, reason string) error {
+	return &uploadError{fields: map[string]string{field: reason}}
+}
+
+// bodyError turns a read error of the body into an uploadError.
+func bodyError(err error, malformed string) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return badUpload("Request body too large")
+	}
+	return badUpload(malformed)
+}
+
+func (s *Server) createDocument(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 2*s.opts.DocumentMaxBytes+uploadMargin)
+	var up upload
+	var err error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		up, err = readMultipartUpload(r)
+	} else {
+		up, err = readJSONUpload(r)
+	}
+	if err == nil {
+		err = checkUploadName(up.name)
+	}
+	var doc store.Document
+	if err == nil {
+		doc, err = s.opts.Documents.Create(r.Context(), up.name, up.markdown, s.opts.DocumentMaxBytes)
+	}
+	switch {
+	case err == nil:
+		writeOK(w, summarizeDocument(doc))
+	case errors.Is(err, ErrDocumentEmpty):
+		writeValidation(w, map[string]string{up.field: "must not be empty"})
+	case errors.Is(err, ErrDocumentEncoding):
+		writeError(w, http.StatusBadRequest, "Document is not valid UTF-8", nil)
+	case errors.Is(err, ErrDocumentTooLarge):
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("Document too large: the limit is %d bytes", s.opts.DocumentMaxBytes), nil)
+	default:
+		if ue, ok := errors.AsType[*uploadError](err); ok {
+			if ue.fields != nil {
+				writeValidation(w, ue.fields)
+			} else {
+				writeError(w, http.StatusBadRequest, ue.msg, nil)
+			}
+			return
+		}
+		s.writeInternal(w, r, err)
+	}
+}
+
+// checkUploadName validates a document name (§ 2.2: 1..200 characters).
+func checkUploadName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return invalidUpload("name", "must not be blank")
+	case !utf8.ValidString(name):
+		return invalidUpload("name", "must be valid UTF-8")
+	case utf8.RuneCountInString(strings.TrimSpace(name)) > MaxDocumentName:
+		return invalidUpload("name", fmt.Sprintf("must have at most %d characters", MaxDocumentName))
+	}
+	return nil
+}
+
+// readJSONUpload reads {name, markdown}.
+func readJSONUpload(r *http.Request) (upload, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return upload{}, bodyError(err, "Failed to read the request body")
+	}
+	if !utf8.Valid(body) {
+		return upload{}, ErrDocumentEncoding
+	}
+	var in struct {
+		Name     string `json:"name"`
+		Markdown string `json:"markdown"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return upload{}, badUpload("Malformed JSON body")
+	}
+	fields := map[string]string{}
+	if strings.TrimSpace(in.Name) == "" {
+		fields["name"] = "must not be blank"
+	}
+	if strings.TrimSpace(in.Markdown) == "" {
+		fields["markdown"] = "must not be blank"
+	}
+	if len(fields) > 0 {
+		return upload{}, &uploadError{fields: fields}
+	}
+	return upload{name: in.Name, markdown: []byte(in.Markdown), field: "markdown"}, nil
+}
+
+// readMultipartUpload reads the parts file (required) and name (optional,
+// default: the file name without its extension).
+func readMultipartUpload(r *http.Request) (upload, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return upload{}, badUpload("Malformed multipart body")
+	}
+	up := upload{field: "file"}
+	var hasFile bool
+	var fileName string
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return upload{}, bodyError(err, "Malformed multipart body")
+		}
+		switch part.FormName() {
+		case "file":
+			if hasFile {
+				break // the first file part counts
+			}
+			if up.markdown, err = io.ReadAll(part); err != nil {
+				return upload{}, bodyError(err, "Malformed multipart body")
+			}
+			hasFile, fileName = true, part.FileName()
+		case "name":
+			b, err := io.ReadAll(io.LimitReader(part, maxNamePart))
+			if err != nil {
+				return upload{}, bodyError(err, "Malformed multipart body")
+			}
+			up.name = string(b)
+		}
+		_ = part.Close()
+	}
+	if !hasFile {
+		return upload{}, invalidUpload("file", "is required")
+	}
+	if strings.TrimSpace(up.name) == "" {
+		up.name = defaultDocumentName(fileName)
+	}
+	return up, nil
+}
+
+// defaultDocumentName is a file name without directories and extension,
+// cut to MaxDocumentName characters.
+func defaultDocumentName(fileName string) string {
+	base := path.Base(strings.ReplaceAll(fileName, "\\", "/"))
+	if base == "." || base == "/" {
+		return ""
+	}
+	name := []rune(strings.TrimSpace(strings.TrimSuffix(base, path.Ext(base))))
+	return string(name[:min(len(name), MaxDocumentName)])
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// The SubmitResponse statuses (§ 4.1).
+const (
+	SubmitAccepted  = "accepted"
+	SubmitUnmatched = "unmatched"
+)
+
+// SubmitResponse is the data of POST /submit (§ 4.1); an unmatched submit
+// is still HTTP 200.
+type SubmitResponse struct {
+	Accepted bool   `json:"accepted"`
+	Status   string `json:"status"`
+	RunID    string `json:"runId"`
+	ToolID   string `json:"toolId"`
+	Detail   string `json:"detail"`
+}
+
+// handleRunStream serves GET /run/stream?runId=R [EXT] (§§ 2.2, 3.6): the
+// run's events with seq > Last-Event-ID (header, else the lastEventId
+// parameter, else 0) exactly as first sent, then its live events until the
+// terminal one; a finished run sends the remainder and closes.
+func (s *Server) handleRunStream(w http.ResponseWriter, r *http.Request) {
+	runID := strings.TrimSpace(r.URL.Query().Get("runId"))
+	if runID == "" {
+		writeValidation(w, map[string]string{"runId": reasonRequired})
+		return
+	}
+	after, err := lastEventID(r)
+	if err != nil {
+		s.writeReqError(w, r, err)
+		return
+	}
+	s.stream(w, r, runID, after)
+}
+
+// lastEventID returns the resume point of a reattach: the Last-Event-ID
+// header wins over the lastEventId parameter; absent or blank is 0; any
+// other value must be an integer ≥ 0 (else 400).
+func lastEventID(r *http.Request) (int64, error) {
+	name, v := "Last-Event-ID", strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	if v == "" {
+		name, v = "lastEventId", strings.TrimSpace(r.URL.Query().Get("lastEventId"))
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || v[0] == '+' {
+		return 0, badRequest("%s must be an integer >= 0", name)
+	}
+	return n, nil
+}
+
+// handleSubmit serves POST /submit {runId, toolId, params} (§ 4.1): it
+// releases the frontend wait runId#toolId. params may be any JSON value
+// except null.
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RunID  string          `json:"runId"`
+		ToolID string          `json:"toolId"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := decodeRequestJSON(w, r, &body); err != nil {
+		s.writeReqError(w, r, err)
+		return
+	}
+	runID, toolID := strings.TrimSpace(body.RunID), strings.TrimSpace(body.ToolID)
+	fields := map[string]string{}
+	if runID == "" {
+		fields["runId"] = reasonRequired
+	}
+	if toolID == "" {
+		fields["toolId"] = reasonRequired
+	}
+	if len(body.Params) == 0 || string(body.Params) == "null" {
+		fields["params"] = reasonNotNull
+	}
+	if len(fields) > 0 {
+		writeValidation(w, fields)
+		return
+	}
+	if s.opts.Engine.Submit(runID, toolID, body.Params) {
+		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
+		return
+	}
+	writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+		Detail: "No pending frontend tool found for runId=" + runID + ", toolId=" + toolID})
+}
