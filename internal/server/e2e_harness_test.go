@@ -1,0 +1,437 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/agentdef"
+	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
+	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/llm/openai"
+	"github.com/aitexteditor/aite/internal/server"
+	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/sqlite"
+	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/aitexteditor/aite/internal/tool/booktools"
+)
+
+// The end-to-end harness: the real server (handlers, run manager, engine,
+// documents, SQLite) in front of the fake OpenAI-compatible HTTP server, read
+// by a real HTTP client.
+
+// fakeModels resolves every model key to one adapter: the fake server's,
+// or one pointed at another URL.
+type fakeModels struct{ p llm.Provider }
+
+func newFakeModels(srv *llmtest.Server, url string) fakeModels {
+	if url == "" {
+		return fakeModels{p: srv.Provider(openai.Config{MaxRetries: -1})}
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1000}}
+	return fakeModels{p: openai.New(openai.Config{BaseURL: url, MaxRetries: -1, HTTPClient: client})}
+}
+
+func (f fakeModels) Provider(key string) (llm.Provider, models.Model, error) {
+	return f.p, models.Model{Key: key, Provider: "fake", ModelID: "fake-model"}, nil
+}
+
+func (f fakeModels) Model(key string) (models.Model, error) {
+	return models.Model{Key: key, Provider: "fake", ModelID: "fake-model"}, nil
+}
+
+// upperTool is the REACT demo's backend tool.
+type upperArgs struct {
+	Text string `json:"text" jsonschema:"the text to upper-case"`
+}
+
+func upperTool() tool.Tool {
+	return tool.Must("upper", "Upper-cases a text.", func(_ context.Context, p upperArgs) (tool.Result, error) {
+		return tool.Result{Text: strings.ToUpper(p.Text)}, nil
+	})
+}
+
+type harnessOptions struct {
+	heartbeat       time.Duration
+	frontendTimeout time.Duration
+	files           map[string]string // definition files below the definitions root
+	modelURL        string            // the models' endpoint instead of the harness's fake server
+}
+
+type harness struct {
+	t     testing.TB
+	llm   *llmtest.Server
+	srv   *httptest.Server
+	st    store.Store
+	runs  *server.RunManager
+	docs  *server.Documents
+	defs  *agentdef.Snapshot
+	docID string
+}
+
+// testDefinitions are the agents of the end-to-end tests.
+var testDefinitions = map[string]string{
+	"agents/plain.json": `{"name": "Plain", "mode": "ONESHOT", "modelConfig": {"modelKey": "fake"},
+		"plain": {"systemPrompt": "Answer briefly."}}`,
+	"agents/react.json": `{"name": "React", "mode": "REACT", "modelConfig": {"modelKey": "fake"},
+		"toolConfig": {"backends": ["upper"]}, "react": {"systemPrompt": "Use tools."}}`,
+	"agents/planner.json": `{"name": "Planner", "mode": "PLAN_EXECUTE", "modelConfig": {"modelKey": "fake"},
+		"toolConfig": {"backends": ["upper"]},
+		"planExecute": {"plan": {"systemPrompt": "Plan."}, "execute": {"systemPrompt": "Execute."}, "summary": {"systemPrompt": "Summarise."}}}`,
+	"agents/actor.json": `{"name": "Actor", "mode": "REACT", "modelConfig": {"modelKey": "fake"},
+		"toolConfig": {"actions": ["highlight"]}, "react": {"systemPrompt": "Highlight."}}`,
+	"agents/confirmer.json": `{"name": "Confirmer", "mode": "REACT", "modelConfig": {"modelKey": "fake"},
+		"toolConfig": {"frontends": ["confirm"]}, "react": {"systemPrompt": "Ask first."}}`,
+	"agents/editor.json": `{"key": "bookEditor", "name": "Book editor", "mode": "REACT", "modelConfig": {"modelKey": "fake"},
+		"toolConfig": {"backends": ["cursor-create_keyword_cursor", "cursor-read_cursor_batch", "editor-read", "editor-replace_text"]},
+		"react": {"systemPrompt": "Edit the book."}}`,
+	"tools/highlight.action": `{"tools": [{"type": "function", "name": "highlight", "description": "Highlights a block.",
+		"parameters": {"type": "object", "properties": {"pointer": {"type": "string"}}, "required": ["pointer"]}}]}`,
+	"tools/confirm.frontend": `{"tools": [{"type": "function", "name": "confirm", "description": "Asks the user to confirm.",
+		"parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}}]}`,
+	"viewports/confirm.html": `<!doctype html><button>OK</button>`,
+}
+
+// testBook is the document of the editing scenario.
+const testBook = "# Глава первая\n\nПрофессор Звёздочкин вошёл в класс.\n\n— Тише, — сказал Звездочкин.\n\n## Вечер\n\nВаря читала.\n"
+
+func newHarness(t testing.TB, opts harnessOptions) *harness {
+	t.Helper()
+	h := &harness{t: t, llm: llmtest.NewServer(t)}
+	root := t.TempDir()
+	dirs := agentdef.Dirs{Agents: filepath.Join(root, "agents"), Tools: filepath.Join(root, "tools"),
+		Skills: filepath.Join(root, "skills"), Viewports: filepath.Join(root, "viewports"), Models: filepath.Join(root, "models")}
+	files := opts.files
+	if files == nil {
+		files = testDefinitions
+	}
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backends := map[string]bool{"upper": true}
+	for _, bt := range booktools.Tools(booktools.Env{}) {
+		backends[bt.Name()] = true
+	}
+	fm := newFakeModels(h.llm, opts.modelURL)
+	defs, warns := agentdef.Load(dirs, fm, backends)
+	for _, w := range warns {
+		if w.Rejected {
+			t.Fatalf("definition rejected: %s", w)
+		}
+	}
+	h.defs = defs
+
+	st, err := sqlite.Open(filepath.Join(root, "aite.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.st = st
+	h.runs = server.NewRunManager(st, server.RunOptions{FlushInterval: 20 * time.Millisecond})
+	h.docs = server.NewDocuments(st, time.Now)
+	doc, err := h.docs.Create(context.Background(), "Звёздочкин", []byte(testBook), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.docID = doc.ID
+	ft := opts.frontendTimeout
+	if ft == 0 {
+		ft = 5 * time.Second
+	}
+	eng := &engine.Engine{Store: st, Models: fm, FrontendTimeout: ft,
+		Backends: func(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
+			m := map[string]tool.Tool{"upper": upperTool()}
+			if spec.DocumentID != "" {
+				bt, err := h.docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
+				if err != nil {
+					return nil, err
+				}
+				for k, v := range bt {
+					m[k] = v
+				}
+			}
+			return m, nil
+		}}
+	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
+		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, DefaultAgent: "bookEditor"})
+	h.srv = httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		h.srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.runs.Close(ctx)
+		_ = st.Close()
+	})
+	return h
+}
+
+// frame is one SSE frame as received.
+type frame struct {
+	raw   string         // the frame's bytes, blank line included
+	event string         // "message" or "heartbeat"
+	data  map[string]any // the decoded data line (nil for heartbeats)
+}
+
+func (f frame) typ() string {
+	if f.data == nil {
+		return f.event
+	}
+	s, _ := f.data["type"].(string)
+	return s
+}
+
+// stream reads SSE frames from body, calling each (when not nil) as they
+// arrive, until a terminal event or the end of the body.
+func readFrames(t testing.TB, body io.Reader, each func(frame) bool) []frame {
+	t.Helper()
+	var out []frame
+	br := bufio.NewReader(body)
+	var cur strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			cur.WriteString(line)
+		}
+		if line == "\n" {
+			f := parseFrame(t, cur.String())
+			cur.Reset()
+			out = append(out, f)
+			if each != nil && !each(f) {
+				return out
+			}
+			if ty := f.typ(); ty == "run.complete" || ty == "run.error" {
+				return out
+			}
+		}
+		if err != nil {
+			return out
+		}
+	}
+}
+
+func parseFrame(t testing.TB, raw string) frame {
+	t.Helper()
+	f := frame{raw: raw}
+	for _, line := range strings.Split(strings.TrimSuffix(raw, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "event:"):
+			f.event = strings.TrimPrefix(line, "event:")
+		case strings.HasPrefix(line, "data:"):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data:")), &f.data); err != nil {
+				t.Fatalf("data line is not JSON: %q", line)
+			}
+		}
+	}
+	return f
+}
+
+// query posts a /query and returns the response (the caller reads it).
+func (h *harness) query(body string) *http.Response {
+	h.t.Helper()
+	resp, err := http.Post(h.srv.URL+"/api/ap/query", "application/json", strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp
+}
+
+// run posts a query and reads its whole stream.
+func (h *harness) run(body string, each func(frame) bool) []frame {
+	h.t.Helper()
+	resp := h.query(body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(resp.Body)
+		h.t.Fatalf("query: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	return readFrames(h.t, resp.Body, each)
+}
+
+// postJSON posts body to path and decodes the envelope.
+func (h *harness) postJSON(path, body string) (int, map[string]any) {
+	h.t.Helper()
+	resp, err := http.Post(h.srv.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		h.t.Fatal(err)
+	}
+	return resp.StatusCode, env
+}
+
+// get fetches path and decodes the envelope.
+func (h *harness) get(path string) (int, map[string]any) {
+	h.t.Helper()
+	resp, err := http.Get(h.srv.URL + path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		h.t.Fatal(err)
+	}
+	return resp.StatusCode, env
+}
+
+var (
+	timestampRE = regexp.MustCompile(`"timestamp":\d+`)
+	taskIDRE    = regexp.MustCompile(`"(taskId|taskName)":"([0-9a-f]{8})"`)
+)
+
+// masked renders frames for a golden file: the runId, chatId and
+// documentId become RUN, CHAT and DOC, timestamps 0 and task ids TASK1….
+func (h *harness) masked(frames []frame) string {
+	var runIDs, chatID string
+	var b strings.Builder
+	for _, f := range frames {
+		if f.typ() == "run.start" {
+			runIDs, _ = f.data["runId"].(string)
+			chatID, _ = f.data["chatId"].(string)
+		}
+		if f.typ() == "request.query" && chatID == "" {
+			chatID, _ = f.data["chatId"].(string)
+		}
+	}
+	// Task ids: numbered in order of appearance in taskId fields, then
+	// replaced everywhere (tool arguments and results name them too).
+	var taskIDs []string
+	for _, f := range frames {
+		for _, m := range taskIDRE.FindAllStringSubmatch(f.raw, -1) {
+			if !slices.Contains(taskIDs, m[2]) {
+				taskIDs = append(taskIDs, m[2])
+			}
+		}
+	}
+	for _, f := range frames {
+		s := f.raw
+		if runIDs != "" {
+			s = strings.ReplaceAll(s, runIDs, "RUN")
+		}
+		if chatID != "" {
+			s = strings.ReplaceAll(s, chatID, "CHAT")
+		}
+		s = strings.ReplaceAll(s, h.docID, "DOC")
+		s = timestampRE.ReplaceAllString(s, `"timestamp":0`)
+		for i, id := range taskIDs {
+			s = strings.ReplaceAll(s, id, fmt.Sprintf("TASK%d", i+1))
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// golden compares got with testdata/e2e/<name>.golden (-update rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "e2e", name+".golden")
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, []byte(got)) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+// checkStream asserts the invariants every stream must keep (rows 17, 18,
+// 30, 35): frame layout, seq = id from 1 step 1, at most one open text
+// block, one end per call and exactly one result per start.
+func checkStream(t *testing.T, frames []frame, firstSeq int) {
+	t.Helper()
+	seq := firstSeq
+	open := ""
+	starts, ends, results := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, f := range frames {
+		if f.event == "heartbeat" {
+			if f.raw != "event:heartbeat\n\n" {
+				t.Errorf("heartbeat frame %q", f.raw)
+			}
+			continue
+		}
+		want := fmt.Sprintf("id:%d\nevent:message\ndata:{\"seq\":%d,\"type\":%q,\"timestamp\":", seq, seq, f.typ())
+		if !strings.HasPrefix(f.raw, want) || strings.Count(f.raw, "\n") != 4 {
+			t.Errorf("frame %d is not laid out as § 3.1 says: %q", seq, f.raw)
+		}
+		seq++
+		ty := f.typ()
+		switch ty {
+		case "reasoning.start", "content.start":
+			if open != "" {
+				t.Errorf("%s while %s is open", ty, open)
+			}
+			open = ty
+		case "reasoning.end", "content.end":
+			open = ""
+		case "reasoning.delta", "content.delta":
+			if open == "" {
+				t.Errorf("%s without an open block", ty)
+			}
+		}
+		id, _ := f.data["toolId"].(string)
+		if a, ok := f.data["actionId"].(string); ok {
+			id = a
+		}
+		switch ty {
+		case "tool.start", "action.start":
+			starts[id]++
+		case "tool.end", "action.end":
+			ends[id]++
+		case "tool.result", "action.result":
+			results[id]++
+			if ty == "tool.result" {
+				if _, ok := f.data["result"].(string); !ok {
+					t.Errorf("tool.result of %s is not a string", id)
+				}
+			}
+		}
+	}
+	for id, n := range starts {
+		if n != 1 || ends[id] != 1 || results[id] != 1 {
+			t.Errorf("call %s: %d starts, %d ends, %d results", id, n, ends[id], results[id])
+		}
+	}
+	for id := range results {
+		if starts[id] == 0 {
+			t.Errorf("result for %s without a start", id)
+		}
+	}
+}
+
+// types lists the frames' event types.
+func types(frames []frame) []string {
+	out := make([]string, len(frames))
+	for i, f := range frames {
+		out[i] = f.typ()
+	}
+	return out
+}
