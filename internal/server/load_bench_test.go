@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -42,6 +43,9 @@ func BenchmarkLoad200(b *testing.B) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		_ = rc.Flush()
+		// A random phase per stream, so the 200 streams do not tick in
+		// lockstep in one phase and spread out in the other.
+		time.Sleep(rand.N(loadGap))
 		for i := range loadDeltas {
 			time.Sleep(loadGap)
 			chunk := llmtest.ContentChunk(fmt.Sprintf("<%d:%d>", i, time.Now().UnixNano()))
