@@ -71,6 +71,8 @@ type harnessOptions struct {
 	frontendTimeout time.Duration
 	files           map[string]string // definition files below the definitions root
 	modelURL        string            // the models' endpoint instead of the harness's fake server
+	dbPath          string            // an existing database to open ("" = a new one)
+	recover         bool              // mark runs left running as aborted before serving
 }
 
 type harness struct {
@@ -142,12 +144,21 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	h.defs = defs
 
-	st, err := sqlite.Open(filepath.Join(root, "aite.db"))
+	dbPath := opts.dbPath
+	if dbPath == "" {
+		dbPath = filepath.Join(root, "aite.db")
+	}
+	st, err := sqlite.Open(dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.st = st
 	h.runs = server.NewRunManager(st, server.RunOptions{FlushInterval: 20 * time.Millisecond})
+	if opts.recover {
+		if err := h.runs.RecoverInterrupted(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.docs = server.NewDocuments(st, time.Now)
 	doc, err := h.docs.Create(context.Background(), "Звёздочкин", []byte(testBook), 1<<20)
 	if err != nil {

@@ -647,5 +647,34 @@ func (m *RunManager) abort(ctx context.Context, runID string) error {
 	if err := m.st.AppendEvents(ctx, runID, store.Event{RunID: runID, Seq: e.Seq, Type: e.Type, Timestamp: e.Timestamp, Body: marshalEvent(e)}); err != nil {
 		return err
 	}
-	return m.st.FinishRun(ctx, runID, store.RunError, "", api.CodeRunAborted, now)
+	if err := m.st.FinishRun(ctx, runID, store.RunError, "", api.CodeRunAborted, now); err != nil {
+		return err
+	}
+	return m.recordAborted(ctx, runID, now)
+}
+
+// recordAborted stores the end of an aborted run on its chat, as the end of
+// every run is (§ 5.1): its content so far, else the user message.
+func (m *RunManager) recordAborted(ctx context.Context, runID string, now time.Time) error {
+	run, err := m.st.GetRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	stored, err := m.st.ListEvents(ctx, runID, 0)
+	if err != nil {
+		return err
+	}
+	log := make([]api.Event, len(stored))
+	for i, e := range stored {
+		log[i] = StoredEvent(e)
+	}
+	content := contentText(log)
+	if content == "" {
+		var q struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(run.Query, &q) // an unreadable query leaves the content empty
+		content = q.Message
+	}
+	return m.st.UpdateChatAfterRun(ctx, run.ChatID, runID, content, now)
 }
