@@ -162,6 +162,7 @@ type logEntry struct {
 // subscriber is one follower of a running run.
 type subscriber struct {
 	ch     chan api.Event
+	after  int64 // Last-Event-ID: events up to this seq are not sent
 	closed bool
 }
 
@@ -371,6 +372,9 @@ func marshalEvent(e api.Event) []byte {
 // buffer is full is dropped (its channel closed). Call with r.mu held.
 func (r *Run) broadcast(e api.Event) {
 	for s := range r.subs {
+		if e.Seq <= s.after {
+			continue // the client named a later Last-Event-ID than the run had reached
+		}
 		select {
 		case s.ch <- e:
 		default:
@@ -483,7 +487,7 @@ func (m *RunManager) Subscribe(runID string, afterSeq int64) (<-chan api.Event, 
 				replay = append(replay, e.ev)
 			}
 		}
-		s := &subscriber{ch: make(chan api.Event, len(replay)+m.opts.SubscriberBuffer)}
+		s := &subscriber{ch: make(chan api.Event, len(replay)+m.opts.SubscriberBuffer), after: afterSeq}
 		for _, e := range replay {
 			s.ch <- e
 		}

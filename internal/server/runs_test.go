@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -575,5 +576,42 @@ func TestStoredEventForeignBody(t *testing.T) {
 	e = StoredEvent(store.Event{Seq: 1, Type: "x", Timestamp: 2, Body: []byte(`{"seq":1,"type":"x","timestamp":2}`)})
 	if e.Payload != nil {
 		t.Fatalf("payload %v", e.Payload)
+	}
+}
+
+// A Last-Event-ID beyond what the run has reached skips the live events up
+// to it: no event is sent twice to a client that has it.
+func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
+	leakCheck(t)
+	st := memory.New()
+	m := NewRunManager(st, RunOptions{FlushInterval: time.Millisecond})
+	mkChat(t, st, "c1")
+	release := make(chan struct{})
+	r, err := m.Start(context.Background(), RunSpec{RunID: "r1", ChatID: "c1",
+		Bootstrap: func(a *Assembler) { a.Bootstrap(api.RequestQuery{RequestID: "r1", ChatID: "c1", Role: "user", Message: "m"}, nil) },
+		Execute: func(ctx context.Context, a *Assembler) error {
+			<-release
+			for _, d := range []string{"a", "b", "c"} {
+				a.Content(d)
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, cancel, err := m.Subscribe("r1", 5) // the run is at seq 2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	close(release)
+	var seqs []int64
+	for e := range ch {
+		seqs = append(seqs, e.Seq)
+	}
+	<-r.Done()
+	// 1 request.query, 2 run.start, 3 content.start, 4-6 deltas, 7 content.end, 8 run.complete
+	if !slices.Equal(seqs, []int64{6, 7, 8}) {
+		t.Errorf("seqs after 5: %v", seqs)
 	}
 }
