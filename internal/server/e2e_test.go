@@ -308,3 +308,35 @@ func TestGoldenDocumentEdit(t *testing.T) {
 		t.Errorf("document/history: %v", hd)
 	}
 }
+
+// A book agent queried without a document works on the most recently
+// updated document and keeps it bound to the chat.
+func TestBookAgentDefaultsToLatestDocument(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Enqueue(calls(call(0, "call_r", "editor-read", `{"pointer":"2"}`)), text("It is about the professor."))
+	frames := h.run(`{"message":"What is the first paragraph about?"}`, nil)
+	var result string
+	for _, f := range frames {
+		if f.typ() == "tool.result" {
+			result, _ = f.data["result"].(string)
+		}
+	}
+	if !strings.Contains(result, "Звёздочкин вошёл") {
+		t.Fatalf("editor-read without a selected document: %q", result)
+	}
+	chatID, _ := frames[0].data["chatId"].(string)
+	_, detail := h.get("/api/ap/chats")
+	list, _ := detail["data"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["chatId"] != chatID {
+		t.Fatalf("/chats: %v", detail)
+	}
+	if c, err := h.st.GetChat(context.Background(), chatID); err != nil || c.DocumentID != h.docID {
+		t.Errorf("the chat is bound to %q (%v), want the document %q", c.DocumentID, err, h.docID)
+	}
+	// A plain agent gets no document.
+	h.llm.Enqueue(text("Hi."))
+	frames = h.run(`{"message":"Hi","agentKey":"plain"}`, nil)
+	if got := types(frames); got[len(got)-1] != "run.complete" {
+		t.Fatalf("plain agent: %v", got)
+	}
+}

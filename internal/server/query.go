@@ -6,12 +6,14 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
 // defaultChatName is the name of a chat whose first message has no text.
@@ -179,6 +181,19 @@ func (s *Server) resolveDocument(ctx context.Context, q *preparedQuery) error {
 	}
 	if sel == "" {
 		q.docID = q.chat.DocumentID
+		if q.docID == "" && usesBookTools(q.agent) {
+			// A book agent without a document works on the most recently
+			// updated one (the sample book on a fresh server), bound from
+			// now on like a selection.
+			docs, err := s.opts.Store.ListDocuments(ctx)
+			if err != nil {
+				return err
+			}
+			if len(docs) > 0 {
+				q.docID = docs[0].ID
+				q.rebind = q.rebind || q.exists
+			}
+		}
 		return nil
 	}
 	doc, err := s.opts.Store.GetDocument(ctx, sel)
@@ -190,6 +205,25 @@ func (s *Server) resolveDocument(ctx context.Context, q *preparedQuery) error {
 	q.docID = doc.ID
 	q.rebind = q.rebind || (q.exists && q.chat.DocumentID != doc.ID)
 	return nil
+}
+
+// bookToolNames are the names of the book tools.
+var bookToolNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, t := range booktools.Tools(booktools.Env{}) {
+		names[strings.ToLower(t.Name())] = true
+	}
+	return names
+})
+
+// usesBookTools reports whether the agent enables any book tool.
+func usesBookTools(a agentdef.AgentDef) bool {
+	for _, name := range a.Tools {
+		if bookToolNames()[strings.ToLower(name)] {
+			return true
+		}
+	}
+	return false
 }
 
 // documentSelection returns the documentId a query selects ("" for none):

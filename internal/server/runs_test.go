@@ -588,7 +588,9 @@ func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 	mkChat(t, st, "c1")
 	release := make(chan struct{})
 	r, err := m.Start(context.Background(), RunSpec{RunID: "r1", ChatID: "c1",
-		Bootstrap: func(a *Assembler) { a.Bootstrap(api.RequestQuery{RequestID: "r1", ChatID: "c1", Role: "user", Message: "m"}, nil) },
+		Bootstrap: func(a *Assembler) {
+			a.Bootstrap(api.RequestQuery{RequestID: "r1", ChatID: "c1", Role: "user", Message: "m"}, nil)
+		},
 		Execute: func(ctx context.Context, a *Assembler) error {
 			<-release
 			for _, d := range []string{"a", "b", "c"} {
