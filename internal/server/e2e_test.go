@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -338,5 +340,48 @@ func TestBookAgentDefaultsToLatestDocument(t *testing.T) {
 	frames = h.run(`{"message":"Hi","agentKey":"plain"}`, nil)
 	if got := types(frames); got[len(got)-1] != "run.complete" {
 		t.Fatalf("plain agent: %v", got)
+	}
+}
+
+// Row 26 / issue #7 item 2, true streaming: the fake model sends its next
+// chunk only after the client has read the previous delta from the
+// server's SSE response. Any buffering, merging or re-chunking on the way
+// would stall the lockstep (and fail the test by its deadline).
+func TestTrueStreamingLockstep(t *testing.T) {
+	const n = 25
+	got := make(chan string, n)
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range n {
+			delta := fmt.Sprintf("d%02d ", i)
+			if _, err := io.WriteString(w, "data: "+llmtest.ContentChunk(delta)+"\n\n"); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			select { // wait until the client has this very delta
+			case d := <-got:
+				if d != delta {
+					t.Errorf("client received %q, the model sent %q", d, delta)
+				}
+			case <-time.After(5 * time.Second):
+				t.Errorf("delta %d did not reach the client before the model's next chunk", i)
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "data: "+llmtest.FinishChunk("stop")+"\n\ndata: [DONE]\n\n")
+	}))
+	defer fake.Close()
+	h := newHarness(t, harnessOptions{modelURL: fake.URL})
+	deltas := 0
+	frames := h.run(`{"message":"Stream","agentKey":"plain"}`, func(f frame) bool {
+		if f.typ() == "content.delta" {
+			deltas++
+			got <- f.data["delta"].(string)
+		}
+		return true
+	})
+	if deltas != n || frames[len(frames)-1].typ() != "run.complete" {
+		t.Errorf("%d content.delta events for %d upstream chunks; last event %s", deltas, n, frames[len(frames)-1].typ())
 	}
 }
