@@ -72,6 +72,7 @@ type harnessOptions struct {
 	files           map[string]string // definition files below the definitions root
 	modelURL        string            // the models' endpoint instead of the harness's fake server
 	dbPath          string            // an existing database to open ("" = a new one)
+	book            []byte            // the document the harness creates (default testBook)
 	recover         bool              // mark runs left running as aborted before serving
 }
 
@@ -160,7 +161,11 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		}
 	}
 	h.docs = server.NewDocuments(st, time.Now)
-	doc, err := h.docs.Create(context.Background(), "Звёздочкин", []byte(testBook), 1<<20)
+	book := opts.book
+	if book == nil {
+		book = []byte(testBook)
+	}
+	doc, err := h.docs.Create(context.Background(), "Звёздочкин", book, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

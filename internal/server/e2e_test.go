@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
@@ -383,5 +384,44 @@ func TestTrueStreamingLockstep(t *testing.T) {
 	})
 	if deltas != n || frames[len(frames)-1].typ() != "run.complete" {
 		t.Errorf("%d content.delta events for %d upstream chunks; last event %s", deltas, n, frames[len(frames)-1].typ())
+	}
+}
+
+// The book editor on the sample book: a keyword cursor finds the mentions
+// of the professor, the model reads the first batch and makes the first
+// line he speaks more formal; the edit streams as document.edit and lands
+// in the stored document.
+func TestGoldenEditorOnSampleBook(t *testing.T) {
+	h := newHarness(t, harnessOptions{book: examples.Zvezdochkin})
+	const formal = "— Это я, — произнёс он, приподняв шляпу. — Позвольте представиться: профессор Звёздочкин, Аркадий Львович. Вы, полагаю, встречаете меня?"
+	h.llm.SetHandler(func(req llmtest.Request) llmtest.Response {
+		switch req.N {
+		case 1:
+			return calls(call(0, "call_k", "cursor-create_keyword_cursor", `{"keywords":["Звездочкин"],"includeHeadings":false}`))
+		case 2:
+			name := "?"
+			if m := cursorNameRE.FindStringSubmatch(lastMessage(req, "tool")); m != nil {
+				name = m[1]
+			}
+			return calls(call(0, "call_r", "cursor-read_cursor_batch", `{"cursorName":"`+name+`"}`))
+		case 3:
+			if !strings.Contains(lastMessage(req, "tool"), `"pointer":"9:1.1.p6"`) {
+				t.Errorf("the first batch does not hold the first line he speaks (9:1.1.p6)")
+			}
+			return calls(call(0, "call_e", "editor-replace_text", `{"pointer":"9:1.1.p6","markdown":"`+formal+`"}`))
+		case 4:
+			return text("Готово: первая реплика профессора (9:1.1.p6) теперь звучит официальнее.")
+		}
+		return llmtest.Response{Status: http.StatusBadRequest, Body: `{"error":{"message":"unexpected request"}}`}
+	})
+	frames := h.run(`{"message":"Найди, где профессор Звёздочкин впервые говорит, и сделай реплику официальнее"}`, nil)
+	checkStream(t, frames, 1)
+	golden(t, "editor_sample_book", h.masked(frames))
+	_, raw := h.get("/api/ap/document/raw?documentId=" + h.docID)
+	data, _ := raw["data"].(map[string]any)
+	md, _ := data["markdown"].(string)
+	want := strings.Replace(string(examples.Zvezdochkin), "— Это я! — крикнул он через весь перрон и замахал шляпой. — Профессор — это я, Звёздочкин, Аркадий Львович. А ты, стало быть, весь комитет по встрече?", formal, 1)
+	if data["revision"] != float64(1) || md != want {
+		t.Errorf("the stored book after the edit is not the sample with exactly that paragraph replaced (revision %v)", data["revision"])
 	}
 }
