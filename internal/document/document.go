@@ -56,7 +56,8 @@ type Document struct {
 }
 
 // New builds a document from a source and its full-source region. IDs are
-// assigned 1..N in document order and labels computed.
+// assigned 1..N in document order (RestoreIDs can replace them with those
+// of an earlier instance) and labels computed.
 func New(src []byte, r Region, p Parser) *Document {
 	d := &Document{src: src, tops: r.Tops, parser: p, nextID: 1, nextCont: 1}
 	d.items = r.Items

@@ -19,3 +19,8 @@ var (
 	// ErrNothingToUndo: the journal holds no edit to undo.
 	ErrNothingToUndo = errors.New("nothing to undo")
 )
+
+// ErrIDs is wrapped by the errors of RestoreIDs: the IDs do not fit the
+// document (wrong count, not positive, repeated, not below the next ID) or
+// the document has already been edited.
+var ErrIDs = errors.New("invalid item IDs")

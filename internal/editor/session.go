@@ -93,8 +93,43 @@ func (s *Session) Load(id string, src []byte) BookInfo {
 	return b.info()
 }
 
-func newBook(id, path string, src []byte) *book {
+// LoadWithIDs is Load for a book whose item IDs were recorded (ItemIDs) by
+// an earlier session: the parsed items get ids in document order and the
+// next new item gets next, so every pointer of the earlier session names
+// the same item. If the IDs do not fit the parsed source (see
+// document.RestoreIDs) it returns an error wrapping document.ErrIDs and
+// the session is unchanged.
+func (s *Session) LoadWithIDs(id string, src []byte, ids []int, next int) (BookInfo, error) {
+	src = bytes.Clone(src)
 	d := markdown.Parse(src)
+	if err := d.RestoreIDs(ids, next); err != nil {
+		return BookInfo{}, fmt.Errorf("book %q: %w", id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := bookOf(id, "", src, d)
+	s.books[id] = b
+	return b.info(), nil
+}
+
+// ItemIDs returns the IDs of the book's items in document order and the ID
+// its next new item will get: what LoadWithIDs needs to load the book's
+// source again with the same pointers.
+func (s *Session) ItemIDs(id string) (ids []int, next int, err error) {
+	err = s.with(id, func(b *book) error {
+		ids, next = b.doc.ItemIDs()
+		return nil
+	})
+	return ids, next, err
+}
+
+func newBook(id, path string, src []byte) *book {
+	return bookOf(id, path, src, markdown.Parse(src))
+}
+
+// bookOf wraps a parsed document. The cursors are made here and the search
+// index on first use, so both see the document's final IDs.
+func bookOf(id, path string, src []byte, d *document.Document) *book {
 	return &book{id: id, path: path, doc: d, reg: cursor.NewRegistry(d), saved: src}
 }
 

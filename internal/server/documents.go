@@ -57,8 +57,14 @@ var unlockedTools = map[string]bool{"cursor_agent-run_cursor_agent": true}
 // its own lock, so reads never race. A per-document mutex additionally
 // spans each book tool call with the persisting of its edits, and the
 // endpoint reads that report a revision, so the in-memory text, the stored
-// text and the revision always agree. Item ids are assigned when a document
-// is loaded; they are stable while the process lives, not across restarts.
+// text and the revision always agree.
+//
+// Item ids survive restarts: the store keeps each document's item ids with
+// its text (written at create and with every edit), and a document is
+// loaded with them, so a pointer the model saw before a restart (in chat
+// memory, in the edit history) still names the same item, and a new item
+// never gets an id used before. See load for documents without recorded
+// ids.
 type Documents struct {
 	st      store.Store
 	clock   func() time.Time
@@ -106,10 +112,14 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 		return store.Document{}, err
 	}
 	id := uuidV4()
-	info := d.session.Load(id, src)
+	d.session.Load(id, src)
+	ids, next, err := d.session.ItemIDs(id)
 	now := d.clock()
-	doc, err := d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
-		ItemCount: info.Items, CreatedAt: now, UpdatedAt: now})
+	var doc store.Document
+	if err == nil {
+		doc, err = d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
+			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now})
+	}
 	if err != nil {
 		_ = d.session.Close(id)
 		return store.Document{}, fmt.Errorf("create document: %w", err)
@@ -169,20 +179,65 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 			}
 			return err
 		}
-		d.session.Load(id, []byte(doc.Markdown))
+		if err := d.load(doc); err != nil {
+			return err
+		}
 		ds.loaded, ds.revision = true, doc.Revision
 	}
 	return f(ds)
 }
 
+// load puts a stored document into the session with the item ids it had
+// when it was stored. Where those are unknown, the ids it gets are chosen
+// so that no pointer handed out before can name another item:
+//
+//   - ids not recorded, revision 0: the text was never edited, so its ids
+//     were always 1..n, and it gets them again;
+//   - ids not recorded, edited (stored before ids were kept): every id a
+//     process handed out was at most the item count plus the number of
+//     edits (each edit adds at most one item), so the items are numbered
+//     from above that bound; old pointers then fail as deleted instead of
+//     naming the wrong item (bare labels still resolve);
+//   - recorded ids that do not fit the text (another parser version split
+//     it differently): the items are numbered from the recorded next id,
+//     above every id ever used.
+//
+// The ids chosen depend only on the stored document, so they stay the same
+// over further restarts until the next edit records them.
+func (d *Documents) load(doc store.Document) error {
+	src := []byte(doc.Markdown)
+	first := doc.NextItemID
+	if first > 0 {
+		_, err := d.session.LoadWithIDs(doc.ID, src, doc.ItemIDs, doc.NextItemID)
+		if err == nil {
+			return nil
+		}
+		d.logger().Warn("stored item ids do not fit the document; numbering its items anew above them",
+			"documentId", doc.ID, "revision", doc.Revision, "err", err)
+	}
+	info := d.session.Load(doc.ID, src)
+	if first == 0 && doc.Revision == 0 {
+		return nil
+	}
+	if first == 0 {
+		first = max(doc.ItemCount, info.Items) + doc.Revision + 1
+	}
+	ids := make([]int, info.Items)
+	for i := range ids {
+		ids[i] = first + i
+	}
+	_, err := d.session.LoadWithIDs(doc.ID, src, ids, first+len(ids))
+	return err
+}
+
 // BookTools returns the book tools (booktools.Tools) bound to document docID,
 // by lowercase name. Edit tools run under a per-document lock; each applied
 // edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
-// the new Markdown, item count, DocumentEdit row with RunID = runID and
-// ToolID = engine.CallID(ctx), op, pointer, newPointer, before, after) and
-// reported in Result.Edits with Book = docID and Revision set. ag may be
-// nil; otherwise a copy working on the documents' session runs cursor-agent
-// tasks.
+// the new Markdown, item count and item ids, DocumentEdit row with RunID =
+// runID and ToolID = engine.CallID(ctx), op, pointer, newPointer, before,
+// after) and reported in Result.Edits with Book = docID and Revision set.
+// ag may be nil; otherwise a copy working on the documents' session runs
+// cursor-agent tasks.
 func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *cursoragent.Agent) (map[string]tool.Tool, error) {
 	if err := d.locked(ctx, docID, func(*docState) error { return nil }); err != nil {
 		return nil, fmt.Errorf("book tools of document %s: %w", docID, err)
@@ -230,21 +285,23 @@ func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, 
 }
 
 // persist stores the edits of one call, each as the next revision with the
-// document's text after the call (the store keeps only the current text,
-// and the book tools apply one operation per call anyway). If nothing could
-// be stored, the call's edits are undone in the session and an error result
-// is returned. If a later edit of several fails, the stored text already
+// document's text and item ids after the call (the store keeps only the
+// current text, and the book tools apply one operation per call anyway).
+// If nothing could be stored, the call's edits are undone in the session
+// and an error result is returned. If a later edit of several fails, the stored text already
 // holds them all: they stay applied and only the journaled ones are
 // reported.
 func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result) tool.Result {
 	src, err := d.session.Source(docID)
-	var count int
+	var c store.DocumentContent
 	if err == nil {
-		count, err = d.itemCount(docID)
+		c.Markdown = string(src)
+		c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(docID)
+		c.ItemCount = len(c.ItemIDs)
 	}
 	n := 0
 	for err == nil && n < len(res.Edits) {
-		if err = d.record(ctx, ds, docID, runID, toolID, string(src), count, &res.Edits[n]); err == nil {
+		if err = d.record(ctx, ds, docID, runID, toolID, c, &res.Edits[n]); err == nil {
 			n++
 		}
 	}
@@ -265,8 +322,8 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 }
 
 // record stores one edit as the next revision and stamps it.
-func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID, src string, count int, e *tool.Edit) error {
-	doc, err := d.st.ApplyDocumentEdit(ctx, docID, src, count, store.DocumentEdit{
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, e *tool.Edit) error {
+	doc, err := d.st.ApplyDocumentEdit(ctx, docID, c, store.DocumentEdit{
 		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
 		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock()})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
@@ -34,11 +35,11 @@ type dcStore struct {
 
 var errDCStore = errors.New("disk I/O error: UPDATE documents SET markdown = ?")
 
-func (s *dcStore) ApplyDocumentEdit(ctx context.Context, docID, markdown string, itemCount int, e store.DocumentEdit) (store.Document, error) {
+func (s *dcStore) ApplyDocumentEdit(ctx context.Context, docID string, c store.DocumentContent, e store.DocumentEdit) (store.Document, error) {
 	if s.failApply.Load() {
 		return store.Document{}, errDCStore
 	}
-	return s.Store.ApplyDocumentEdit(ctx, docID, markdown, itemCount, e)
+	return s.Store.ApplyDocumentEdit(ctx, docID, c, e)
 }
 
 func (s *dcStore) ListDocuments(ctx context.Context) ([]store.Document, error) {
@@ -416,4 +417,136 @@ func TestBookToolsConcurrentRuns(t *testing.T) {
 	require.Equal(t, string(src), stored.Markdown)
 	require.Equal(t, runs*edits, stored.Revision)
 	require.Equal(t, 5+runs*edits, stored.ItemCount)
+}
+
+// dcPointers returns the pointer and Markdown of every item of a document,
+// read through the items endpoint.
+func dcPointers(t *testing.T, h http.Handler, id string) map[string]string {
+	t.Helper()
+	page := mtData[documentItems](t, mtGet(t, h, "/api/ap/document/items?documentId="+id+"&limit=500"))
+	out := map[string]string{}
+	for _, it := range page.Items {
+		out[it.Pointer] = it.Markdown
+	}
+	require.Len(t, out, page.Total)
+	return out
+}
+
+// restart builds a new Documents and server over the same store, as a new
+// process does.
+func (e *dcEnv) restart() *dcEnv {
+	clock := func() time.Time { return dcNow }
+	docs := NewDocuments(e.st, clock)
+	return &dcEnv{st: e.st, docs: docs, h: New(Options{Store: e.st, Documents: docs, Clock: clock}).Handler()}
+}
+
+func TestPointersSurviveARestart(t *testing.T) {
+	e := dcServer(t, 0)
+	doc := e.upload(t, dcBook)
+	ctx := context.Background()
+	stored, err := e.st.GetDocument(ctx, doc.DocumentID)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2, 3, 4, 5}, stored.ItemIDs, "the ids are stored at create")
+	require.Equal(t, 6, stored.NextItemID)
+
+	tools, err := e.docs.BookTools(ctx, doc.DocumentID, "run1", nil)
+	require.NoError(t, err)
+	ins := dcCall(t, tools, "editor-insert_before", "c1", `{"pointer": "2:1.p1", "markdown": "new first"}`)
+	require.False(t, ins.IsError, ins.Text)
+	require.Equal(t, "6:1.p1", ins.Edits[0].NewPointer)
+	del := dcCall(t, tools, "editor-delete", "c2", `{"pointer": "4:1.1.p1"}`)
+	require.False(t, del.IsError, del.Text)
+	before := dcPointers(t, e.h, doc.DocumentID)
+	require.Equal(t, map[string]string{"1:1": "# A", "6:1.p1": "new first", "2:1.p2": "x", "3:1.1": "## B",
+		"5:1.1.p1": "z"}, before)
+	stored, err = e.st.GetDocument(ctx, doc.DocumentID)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 6, 2, 3, 5}, stored.ItemIDs, "the ids are stored with every edit")
+	require.Equal(t, 7, stored.NextItemID)
+
+	// A new process over the same store sees every pointer unchanged.
+	r := e.restart()
+	require.Equal(t, before, dcPointers(t, r.h, doc.DocumentID))
+	outline := mtData[documentDetail](t, mtGet(t, r.h, "/api/ap/document?documentId="+doc.DocumentID)).Outline
+	require.Equal(t, []outlineEntry{{"1:1", 1, "A"}, {"3:1.1", 2, "B"}}, outline)
+	// The pointers of the edit history name the same items (the deleted one none).
+	got, err := r.docs.session.Resolve(doc.DocumentID, ins.Edits[0].NewPointer)
+	require.NoError(t, err)
+	require.Equal(t, "new first", got.Markdown)
+	got, err = r.docs.session.Resolve(doc.DocumentID, "2")
+	require.NoError(t, err)
+	require.Equal(t, "x", got.Markdown, "id 2 is still x, not the paragraph inserted before it")
+	_, err = r.docs.session.Resolve(doc.DocumentID, del.Edits[0].Pointer)
+	require.ErrorContains(t, err, "no longer exists")
+
+	// An edit through the new instance names the right item, and a new item
+	// gets an id never used before (4 was deleted, 6 inserted).
+	tools, err = r.docs.BookTools(ctx, doc.DocumentID, "run2", nil)
+	require.NoError(t, err)
+	rep := dcCall(t, tools, "editor-replace_text", "c3", `{"pointer": "2:1.p1", "markdown": "x2"}`)
+	require.False(t, rep.IsError, rep.Text)
+	require.Equal(t, tool.Edit{Book: doc.DocumentID, Op: "replace", Pointer: "2:1.p2", NewPointer: "2:1.p2",
+		Before: "x", After: "x2", Revision: 3}, rep.Edits[0], "the stale label resolves by id")
+	add := dcCall(t, tools, "editor-insert_after", "c4", `{"pointer": "5", "markdown": "w"}`)
+	require.False(t, add.IsError, add.Text)
+	require.Equal(t, "7:1.1.p2", add.Edits[0].NewPointer)
+	stored, err = e.st.GetDocument(ctx, doc.DocumentID)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 6, 2, 3, 5, 7}, stored.ItemIDs)
+	require.Equal(t, 8, stored.NextItemID)
+
+	// And once more: a second restart keeps them too.
+	want := dcPointers(t, r.h, doc.DocumentID)
+	require.Equal(t, want, dcPointers(t, r.restart().h, doc.DocumentID))
+}
+
+func TestDocumentsWithoutRecordedIDs(t *testing.T) {
+	ctx := context.Background()
+	st := &dcStore{Store: memory.New()}
+	e := &dcEnv{st: st}
+	// Stored by an older version: no ids, one edit (an insert before x).
+	const legacy = "0e9b8a6c-1111-4222-8333-444455556666"
+	_, err := st.CreateDocument(ctx, store.Document{ID: legacy, Name: "old", Markdown: dcBook, ItemCount: 5})
+	require.NoError(t, err)
+	edited := "# A\n\nnew\n\nx\n\n## B\n\ny\n\nz\n"
+	_, err = st.ApplyDocumentEdit(ctx, legacy, store.DocumentContent{Markdown: edited, ItemCount: 6},
+		store.DocumentEdit{Revision: 1, Op: "insert_before", Pointer: "2:1.p1", NewPointer: "6:1.p1"})
+	require.NoError(t, err)
+	// Never edited: the ids are 1..n as they always were.
+	const fresh = "1e9b8a6c-1111-4222-8333-444455556666"
+	_, err = st.CreateDocument(ctx, store.Document{ID: fresh, Name: "new", Markdown: dcBook, ItemCount: 5})
+	require.NoError(t, err)
+	// Recorded ids that do not fit the text.
+	const misfit = "2e9b8a6c-1111-4222-8333-444455556666"
+	_, err = st.CreateDocument(ctx, store.Document{ID: misfit, Name: "odd", Markdown: dcBook, ItemCount: 4,
+		ItemIDs: []int{1, 2, 3, 9}, NextItemID: 10})
+	require.NoError(t, err)
+
+	r := e.restart()
+	require.Equal(t, map[string]string{"1:1": "# A", "2:1.p1": "x", "3:1.1": "## B", "4:1.1.p1": "y", "5:1.1.p2": "z"},
+		dcPointers(t, r.h, fresh))
+	// The edited one is numbered above every id an older process could have
+	// handed out (6 items now + 1 edit), so "6:1.p1" and "2:1.p1" name nothing.
+	require.Equal(t, map[string]string{"8:1": "# A", "9:1.p1": "new", "10:1.p2": "x", "11:1.1": "## B",
+		"12:1.1.p1": "y", "13:1.1.p2": "z"}, dcPointers(t, r.h, legacy))
+	_, err = r.docs.session.Resolve(legacy, "2:1.p1")
+	require.ErrorIs(t, err, document.ErrNotFound)
+	_, err = r.docs.session.Resolve(legacy, "6:1.p1")
+	require.ErrorIs(t, err, document.ErrNotFound)
+	require.Equal(t, map[string]string{"10:1": "# A", "11:1.p1": "x", "12:1.1": "## B", "13:1.1.p1": "y", "14:1.1.p2": "z"},
+		dcPointers(t, r.h, misfit), "numbered above the recorded next id")
+
+	// The choice is stable over restarts until an edit records it.
+	tools, err := r.docs.BookTools(ctx, legacy, "run1", nil)
+	require.NoError(t, err)
+	res := dcCall(t, tools, "editor-insert_after", "c1", `{"pointer": "13", "markdown": "w"}`)
+	require.False(t, res.IsError, res.Text)
+	require.Equal(t, "14:1.1.p3", res.Edits[0].NewPointer)
+	stored, err := st.GetDocument(ctx, legacy)
+	require.NoError(t, err)
+	require.Equal(t, []int{8, 9, 10, 11, 12, 13, 14}, stored.ItemIDs)
+	require.Equal(t, 15, stored.NextItemID)
+	for _, id := range []string{legacy, fresh, misfit} {
+		require.Equal(t, dcPointers(t, r.h, id), dcPointers(t, r.restart().h, id))
+	}
 }

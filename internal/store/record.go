@@ -90,15 +90,33 @@ type Plan struct {
 
 // Document is a Markdown book with its current text. Revision counts the applied edits (a new
 // document has revision 0); SizeBytes is len(Markdown) and is computed by the store.
+//
+// ItemIDs and NextItemID record the item IDs of the text (document.Document.ItemIDs), so
+// that pointers keep naming the same items when the text is parsed again after a restart:
+// ItemIDs holds the IDs in document order and NextItemID the ID the next new item gets.
+// NextItemID 0 means not recorded: ItemIDs is then empty and the IDs are 1..ItemCount. When
+// recorded, ItemIDs has ItemCount entries, each positive, unique and below NextItemID
+// (ValidateItemIDs). An empty ItemIDs is always returned as nil.
 type Document struct {
-	ID        string
-	Name      string
-	Markdown  string // empty in ListDocuments results
-	Revision  int
-	ItemCount int
-	SizeBytes int
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID         string
+	Name       string
+	Markdown   string // empty in ListDocuments results
+	Revision   int
+	ItemCount  int
+	ItemIDs    []int // nil in ListDocuments results
+	NextItemID int   // 0 in ListDocuments results
+	SizeBytes  int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// DocumentContent is what an edit leaves a document with: its text, its item count and
+// its item IDs (as in Document; NextItemID 0 means not recorded).
+type DocumentContent struct {
+	Markdown   string
+	ItemCount  int
+	ItemIDs    []int
+	NextItemID int
 }
 
 // DocumentEdit is one applied edit of a document, the row behind a document.edit event.

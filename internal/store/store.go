@@ -90,18 +90,19 @@ type Plans interface {
 
 // Documents stores Markdown documents and their edit journals.
 type Documents interface {
-	// CreateDocument stores a new document at revision 0 (d.Revision must be 0) and returns
-	// it as stored.
+	// CreateDocument stores a new document at revision 0 (d.Revision must be 0) with its
+	// item IDs, if recorded, and returns it as stored.
 	CreateDocument(ctx context.Context, d Document) (Document, error)
-	// GetDocument returns one document with its Markdown, or ErrNotFound.
+	// GetDocument returns one document with its Markdown and item IDs, or ErrNotFound.
 	GetDocument(ctx context.Context, id string) (Document, error)
-	// ListDocuments returns every document without its Markdown, most recently updated
-	// first, ties by id ascending.
+	// ListDocuments returns every document without its Markdown and item IDs, most
+	// recently updated first, ties by id ascending.
 	ListDocuments(ctx context.Context) ([]Document, error)
-	// ApplyDocumentEdit atomically replaces the document's Markdown and item count, sets
-	// UpdatedAt to e.At and appends e to the journal. e.Revision must be the current
-	// revision + 1 (else ErrConflict); it becomes the document's revision.
-	ApplyDocumentEdit(ctx context.Context, docID, markdown string, itemCount int, e DocumentEdit) (Document, error)
+	// ApplyDocumentEdit atomically replaces the document's Markdown, item count and item
+	// IDs with c (item IDs not recorded in c are cleared), sets UpdatedAt to e.At and
+	// appends e to the journal. e.Revision must be the current revision + 1 (else
+	// ErrConflict); it becomes the document's revision.
+	ApplyDocumentEdit(ctx context.Context, docID string, c DocumentContent, e DocumentEdit) (Document, error)
 	// ListDocumentEdits returns the edits with revision > afterRevision in ascending order.
 	ListDocumentEdits(ctx context.Context, docID string, afterRevision int) ([]DocumentEdit, error)
 }

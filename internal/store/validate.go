@@ -106,21 +106,53 @@ func ValidateNewDocument(d Document) error {
 	case d.ItemCount < 0:
 		return fmt.Errorf("%w: document %q: negative item count", ErrInvalid, d.ID)
 	}
-	return nil
+	return ValidateItemIDs(d.ID, d.ItemCount, d.ItemIDs, d.NextItemID)
 }
 
-// ValidateEdit checks an edit of document docID whose current revision is current: its
-// fields (ErrInvalid), then its revision (ErrConflict unless current+1).
-func ValidateEdit(docID string, current, itemCount int, e DocumentEdit) error {
+// ValidateEdit checks an edit of document docID whose current revision is current and
+// the content c it leaves: the fields (ErrInvalid), then the revision (ErrConflict unless
+// current+1).
+func ValidateEdit(docID string, current int, c DocumentContent, e DocumentEdit) error {
 	switch {
 	case e.DocumentID != "" && e.DocumentID != docID:
 		return fmt.Errorf("%w: edit names document %q, applied to %q", ErrInvalid, e.DocumentID, docID)
 	case e.Op == "":
 		return fmt.Errorf("%w: document %q edit: empty op", ErrInvalid, docID)
-	case itemCount < 0:
+	case c.ItemCount < 0:
 		return fmt.Errorf("%w: document %q edit: negative item count", ErrInvalid, docID)
-	case e.Revision != current+1:
+	}
+	if err := ValidateItemIDs(docID, c.ItemCount, c.ItemIDs, c.NextItemID); err != nil {
+		return err
+	}
+	if e.Revision != current+1 {
 		return fmt.Errorf("%w: document %q is at revision %d, the edit claims revision %d", ErrConflict, docID, current, e.Revision)
+	}
+	return nil
+}
+
+// ValidateItemIDs checks the item IDs of document docID with itemCount items (see
+// Document): next 0 with no IDs (not recorded), or one ID per item, each positive, unique
+// and below next.
+func ValidateItemIDs(docID string, itemCount int, ids []int, next int) error {
+	switch {
+	case next < 0:
+		return fmt.Errorf("%w: document %q: negative next item id %d", ErrInvalid, docID, next)
+	case next == 0 && len(ids) > 0:
+		return fmt.Errorf("%w: document %q: %d item ids without a next item id", ErrInvalid, docID, len(ids))
+	case next == 0:
+		return nil
+	case len(ids) != itemCount:
+		return fmt.Errorf("%w: document %q: %d item ids for %d items", ErrInvalid, docID, len(ids), itemCount)
+	}
+	seen := make(map[int]struct{}, len(ids))
+	for i, id := range ids {
+		if id < 1 || id >= next {
+			return fmt.Errorf("%w: document %q: item %d has id %d, outside 1..%d", ErrInvalid, docID, i, id, next-1)
+		}
+		if _, dup := seen[id]; dup {
+			return fmt.Errorf("%w: document %q: item id %d is repeated", ErrInvalid, docID, id)
+		}
+		seen[id] = struct{}{}
 	}
 	return nil
 }

@@ -82,15 +82,28 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 		return store.Document{}, fmt.Errorf("document %q: %w", d.ID, store.ErrExists)
 	}
 	d.SizeBytes, d.CreatedAt, d.UpdatedAt = len(d.Markdown), ms(d.CreatedAt), ms(d.UpdatedAt)
+	d.ItemIDs = cloneIDs(d.ItemIDs)
 	s.docs[d.ID] = d
+	d.ItemIDs = cloneIDs(d.ItemIDs)
 	return d, nil
+}
+
+// cloneIDs copies item IDs so that the store and its callers never share a slice; an empty
+// list becomes nil.
+func cloneIDs(ids []int) []int {
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Clone(ids)
 }
 
 // GetDocument implements store.Documents.
 func (s *Store) GetDocument(ctx context.Context, id string) (store.Document, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.document(ctx, id)
+	d, err := s.document(ctx, id)
+	d.ItemIDs = cloneIDs(d.ItemIDs)
+	return d, err
 }
 
 func (s *Store) document(ctx context.Context, id string) (store.Document, error) {
@@ -113,7 +126,7 @@ func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 	}
 	out := make([]store.Document, 0, len(s.docs))
 	for _, d := range s.docs {
-		d.Markdown = ""
+		d.Markdown, d.ItemIDs, d.NextItemID = "", nil, 0
 		out = append(out, d)
 	}
 	slices.SortFunc(out, func(a, b store.Document) int {
@@ -123,20 +136,22 @@ func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 }
 
 // ApplyDocumentEdit implements store.Documents.
-func (s *Store) ApplyDocumentEdit(ctx context.Context, docID, markdown string, itemCount int, e store.DocumentEdit) (store.Document, error) {
+func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.DocumentContent, e store.DocumentEdit) (store.Document, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, err := s.document(ctx, docID)
 	if err != nil {
 		return store.Document{}, err
 	}
-	if err := store.ValidateEdit(docID, d.Revision, itemCount, e); err != nil {
+	if err := store.ValidateEdit(docID, d.Revision, c, e); err != nil {
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
-	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = markdown, e.Revision, itemCount, len(markdown), e.At
+	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
+	d.ItemIDs, d.NextItemID = cloneIDs(c.ItemIDs), c.NextItemID
 	s.docs[docID] = d
 	s.edits[docID] = append(s.edits[docID], e)
+	d.ItemIDs = cloneIDs(d.ItemIDs)
 	return d, nil
 }
 

@@ -73,9 +73,10 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, size_bytes,
-			created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?)`,
-			d.ID, d.Name, d.Markdown, d.ItemCount, d.SizeBytes, millis(d.CreatedAt), millis(d.UpdatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, item_ids,
+			next_item_id, size_bytes, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+			d.ID, d.Name, d.Markdown, d.ItemCount, encodeIDs(d.ItemIDs), d.NextItemID, d.SizeBytes,
+			millis(d.CreatedAt), millis(d.UpdatedAt))
 		if err != nil {
 			return fmt.Errorf("sqlite: creating document %q: %w", d.ID, err)
 		}
@@ -84,6 +85,7 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 	if err != nil {
 		return store.Document{}, err
 	}
+	d.ItemIDs = cloneIDs(d.ItemIDs)
 	return d, nil
 }
 
@@ -98,8 +100,8 @@ type rowQuerier interface {
 }
 
 func document(ctx context.Context, q rowQuerier, id string) (store.Document, error) {
-	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT document_id, name, markdown, revision, item_count, size_bytes,
-		created_at, updated_at FROM documents WHERE document_id = ?`, id))
+	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT document_id, name, markdown, revision, item_count, item_ids,
+		next_item_id, size_bytes, created_at, updated_at FROM documents WHERE document_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
 	} else if err != nil {
@@ -110,32 +112,45 @@ func document(ctx context.Context, q rowQuerier, id string) (store.Document, err
 
 // ListDocuments implements store.Documents.
 func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
-	return queryAll(ctx, s.r, scanDocument, `SELECT document_id, name, '', revision, item_count, size_bytes,
+	return queryAll(ctx, s.r, scanDocument, `SELECT document_id, name, '', revision, item_count, '', 0, size_bytes,
 		created_at, updated_at FROM documents ORDER BY updated_at DESC, document_id`)
 }
 
+// scanDocument reads the columns document_id, name, markdown, revision, item_count,
+// item_ids, next_item_id, size_bytes, created_at, updated_at.
 func scanDocument(sc scanner) (store.Document, error) {
 	var d store.Document
+	var ids string
 	var created, updated int64
-	err := sc.Scan(&d.ID, &d.Name, &d.Markdown, &d.Revision, &d.ItemCount, &d.SizeBytes, &created, &updated)
+	err := sc.Scan(&d.ID, &d.Name, &d.Markdown, &d.Revision, &d.ItemCount, &ids, &d.NextItemID, &d.SizeBytes,
+		&created, &updated)
+	if err != nil {
+		return store.Document{}, err
+	}
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
-	return d, err
+	if d.NextItemID > 0 {
+		if d.ItemIDs, err = decodeIDs(ids, d.ItemCount); err != nil {
+			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
+		}
+	}
+	return d, nil
 }
 
 // ApplyDocumentEdit implements store.Documents.
-func (s *Store) ApplyDocumentEdit(ctx context.Context, docID, markdown string, itemCount int, e store.DocumentEdit) (store.Document, error) {
+func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.DocumentContent, e store.DocumentEdit) (store.Document, error) {
 	var d store.Document
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if d, err = document(ctx, tx, docID); err != nil {
 			return err
 		}
-		if err := store.ValidateEdit(docID, d.Revision, itemCount, e); err != nil {
+		if err := store.ValidateEdit(docID, d.Revision, c, e); err != nil {
 			return err
 		}
 		at := millis(e.At)
-		_, err = tx.ExecContext(ctx, `UPDATE documents SET markdown = ?, revision = ?, item_count = ?, size_bytes = ?,
-			updated_at = ? WHERE document_id = ?`, markdown, e.Revision, itemCount, len(markdown), at, docID)
+		_, err = tx.ExecContext(ctx, `UPDATE documents SET markdown = ?, revision = ?, item_count = ?, item_ids = ?,
+			next_item_id = ?, size_bytes = ?, updated_at = ? WHERE document_id = ?`,
+			c.Markdown, e.Revision, c.ItemCount, encodeIDs(c.ItemIDs), c.NextItemID, len(c.Markdown), at, docID)
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}
@@ -145,7 +160,8 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID, markdown string, i
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
-		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = markdown, e.Revision, itemCount, len(markdown), fromMillis(at)
+		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), fromMillis(at)
+		d.ItemIDs, d.NextItemID = cloneIDs(c.ItemIDs), c.NextItemID
 		return nil
 	})
 	if err != nil {

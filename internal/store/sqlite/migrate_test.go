@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -22,7 +23,7 @@ func TestEmbeddedMigrations(t *testing.T) {
 		require.Equal(t, i+1, m.version)
 		names = append(names, m.name)
 	}
-	require.Equal(t, []string{"history", "documents", "task_states"}, names)
+	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids"}, names)
 }
 
 func TestLoadMigrationsRejects(t *testing.T) {
@@ -80,7 +81,7 @@ func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
 	chat, err := s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, "from v1", chat.Name, "the upgrade kept the data")
@@ -95,7 +96,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	for range 3 {
 		s, err := Open(path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3}, appliedVersions(t, s))
+		require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
 		var applied []int64
 		rows, err := s.r.QueryContext(bg, `SELECT applied_at FROM schema_migrations ORDER BY version`)
 		require.NoError(t, err)
@@ -143,4 +144,36 @@ func TestFailedMigrationLeavesNoTrace(t *testing.T) {
 	err = s.r.QueryRowContext(bg, `SELECT count(*) FROM b`).Scan(&n)
 	require.Error(t, err, "the failed step's table was rolled back")
 	require.NotErrorIs(t, err, sql.ErrNoRows)
+}
+
+func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v3.db")
+	old := openAt(t, path, 3)
+	at := time.Date(2026, 2, 12, 11, 0, 0, 0, time.UTC)
+	_, err := old.CreateDocument(bg, store.Document{ID: "d1", Name: "old", Markdown: "# A\n\nB.\n", ItemCount: 2,
+		CreatedAt: at, UpdatedAt: at})
+	require.Error(t, err, "version 3 has no item_ids column")
+	_, err = old.w.ExecContext(bg, `INSERT INTO documents (document_id, name, markdown, revision, item_count, size_bytes,
+		created_at, updated_at) VALUES ('d1', 'old', ?, 1, 2, 8, 0, 0)`, "# A\n\nB.\n")
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
+	d, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, "# A\n\nB.\n", d.Markdown, "the upgrade kept the document")
+	require.Equal(t, 1, d.Revision)
+	require.Nil(t, d.ItemIDs, "a document from before the upgrade has no recorded IDs")
+	require.Zero(t, d.NextItemID)
+
+	c := store.DocumentContent{Markdown: "# A\n\nC.\n\nB.\n", ItemCount: 3, ItemIDs: []int{1, 3, 2}, NextItemID: 4}
+	_, err = s.ApplyDocumentEdit(bg, "d1", c, store.DocumentEdit{Revision: 2, Op: "insert_before", At: at})
+	require.NoError(t, err)
+	d, err = s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 3, 2}, d.ItemIDs)
+	require.Equal(t, 4, d.NextItemID)
 }

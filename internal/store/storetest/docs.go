@@ -14,6 +14,8 @@ var documentTests = []test{
 	{"Documents/RoundTrip", testDocumentRoundTrip},
 	{"Documents/EditsAndConflicts", testDocumentEdits},
 	{"Documents/ListOrder", testDocumentList},
+	{"Documents/ItemIDs", testDocumentItemIDs},
+	{"Documents/ItemIDsRejected", testDocumentItemIDsRejected},
 	{"Tasks/Upsert", testTasks},
 }
 
@@ -96,6 +98,11 @@ func testDocumentRoundTrip(t *testing.T, s store.Store) {
 	require.Equal(t, 0, empty.SizeBytes, "the store computes the size")
 }
 
+// text is the content of an edit without recorded item IDs.
+func text(markdown string, itemCount int) store.DocumentContent {
+	return store.DocumentContent{Markdown: markdown, ItemCount: itemCount}
+}
+
 func edit(rev int, op string) store.DocumentEdit {
 	return store.DocumentEdit{Revision: rev, RunID: "r1", ToolID: "call_1", Op: op, Pointer: "2:p1",
 		NewPointer: "3:p1", Before: "First paragraph — ü.", After: "Changed.", At: at(10 + rev)}
@@ -104,7 +111,7 @@ func edit(rev int, op string) store.DocumentEdit {
 func testDocumentEdits(t *testing.T, s store.Store) {
 	addDocument(t, s, "d1", 0)
 	md1 := "# Title\n\nChanged.\n"
-	d, err := s.ApplyDocumentEdit(bg, "d1", md1, 2, edit(1, "replace"))
+	d, err := s.ApplyDocumentEdit(bg, "d1", text(md1, 2), edit(1, "replace"))
 	require.NoError(t, err)
 	require.Equal(t, 1, d.Revision)
 	require.Equal(t, md1, d.Markdown)
@@ -115,20 +122,20 @@ func testDocumentEdits(t *testing.T, s store.Store) {
 	md2 := md1 + "\nMore.\n"
 	del := edit(2, "insert_after")
 	del.DocumentID = "d1"
-	_, err = s.ApplyDocumentEdit(bg, "d1", md2, 3, del)
+	_, err = s.ApplyDocumentEdit(bg, "d1", text(md2, 3), del)
 	require.NoError(t, err)
 
 	for _, rev := range []int{0, 1, 2, 4} {
-		_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, edit(rev, "replace"))
+		_, err = s.ApplyDocumentEdit(bg, "d1", text("lost", 9), edit(rev, "replace"))
 		requireIs(t, err, store.ErrConflict, "revision %d on revision 2", rev)
 	}
-	_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, store.DocumentEdit{Revision: 3})
+	_, err = s.ApplyDocumentEdit(bg, "d1", text("lost", 9), store.DocumentEdit{Revision: 3})
 	requireIs(t, err, store.ErrInvalid, "an edit without op")
 	other := edit(3, "replace")
 	other.DocumentID = "d9"
-	_, err = s.ApplyDocumentEdit(bg, "d1", "lost", 9, other)
+	_, err = s.ApplyDocumentEdit(bg, "d1", text("lost", 9), other)
 	requireIs(t, err, store.ErrInvalid, "an edit naming another document")
-	_, err = s.ApplyDocumentEdit(bg, "nope", "x", 1, edit(1, "replace"))
+	_, err = s.ApplyDocumentEdit(bg, "nope", text("x", 1), edit(1, "replace"))
 	requireIs(t, err, store.ErrNotFound)
 
 	got, err := s.GetDocument(bg, "d1")
@@ -155,7 +162,7 @@ func testDocumentList(t *testing.T, s store.Store) {
 	addDocument(t, s, "b", 2)
 	addDocument(t, s, "a", 2)
 	addDocument(t, s, "c", 1)
-	_, err := s.ApplyDocumentEdit(bg, "c", "x", 1, edit(1, "replace")) // updated at minute 11
+	_, err := s.ApplyDocumentEdit(bg, "c", text("x", 1), edit(1, "replace")) // updated at minute 11
 	require.NoError(t, err)
 	list, err := s.ListDocuments(bg)
 	require.NoError(t, err)
@@ -191,4 +198,125 @@ func testTasks(t *testing.T, s store.Store) {
 	requireIs(t, s.SaveTask(bg, "", first, at(1)), store.ErrInvalid)
 	requireIs(t, s.SaveTask(bg, "t3", json.RawMessage(`{`), at(1)), store.ErrInvalid)
 	requireIs(t, s.SaveTask(bg, "t3", nil, at(1)), store.ErrInvalid)
+}
+
+func testDocumentItemIDs(t *testing.T, s store.Store) {
+	created := store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2, ItemIDs: []int{1, 2},
+		NextItemID: 3, CreatedAt: at(1), UpdatedAt: at(1)}
+	d, err := s.CreateDocument(bg, created)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2}, d.ItemIDs)
+	require.Equal(t, 3, d.NextItemID)
+	created.ItemIDs[0] = 99 // the store keeps its own copy
+	got, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, d, got)
+	require.Equal(t, []int{1, 2}, got.ItemIDs)
+
+	// An insert before item 2 and a delete of item 1: the IDs after the edit replace the old.
+	md := "# Title\n\nNew.\n\nFirst paragraph — ü.\n"
+	c := store.DocumentContent{Markdown: md, ItemCount: 3, ItemIDs: []int{1, 3, 2}, NextItemID: 4}
+	d, err = s.ApplyDocumentEdit(bg, "d1", c, edit(1, "insert_before"))
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 3, 2}, d.ItemIDs)
+	require.Equal(t, 4, d.NextItemID)
+	c.ItemIDs[0] = 99
+	d.ItemIDs[1] = 98 // neither the argument nor the result aliases the stored IDs
+	got, err = s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 3, 2}, got.ItemIDs)
+	got.ItemIDs[2] = 97
+	again, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 3, 2}, again.ItemIDs, "nor does a read")
+	c = store.DocumentContent{Markdown: "# Title\n\nNew.\n", ItemCount: 2, ItemIDs: []int{1, 3}, NextItemID: 4}
+	d, err = s.ApplyDocumentEdit(bg, "d1", c, edit(2, "delete"))
+	require.NoError(t, err)
+	got, err = s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, d, got)
+	require.Equal(t, store.Document{ID: "d1", Name: "d1.md", Markdown: c.Markdown, Revision: 2, ItemCount: 2,
+		ItemIDs: []int{1, 3}, NextItemID: 4, SizeBytes: len(c.Markdown), CreatedAt: ms(at(1)), UpdatedAt: ms(at(12))}, got)
+
+	list, err := s.ListDocuments(bg)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Nil(t, list[0].ItemIDs, "listings leave out the item IDs")
+	require.Zero(t, list[0].NextItemID)
+	require.Equal(t, 2, list[0].ItemCount)
+
+	// An edit that does not record IDs clears them.
+	d, err = s.ApplyDocumentEdit(bg, "d1", text("# Title\n", 1), edit(3, "delete"))
+	require.NoError(t, err)
+	require.Nil(t, d.ItemIDs)
+	require.Zero(t, d.NextItemID)
+	got, err = s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Nil(t, got.ItemIDs)
+	require.Zero(t, got.NextItemID)
+
+	// Not recorded at creation; an empty recorded list keeps its next ID.
+	d, err = s.CreateDocument(bg, store.Document{ID: "d2", Markdown: book, ItemCount: 2})
+	require.NoError(t, err)
+	require.Nil(t, d.ItemIDs)
+	require.Zero(t, d.NextItemID)
+	d, err = s.CreateDocument(bg, store.Document{ID: "d3", ItemIDs: []int{}, NextItemID: 7})
+	require.NoError(t, err)
+	got, err = s.GetDocument(bg, "d3")
+	require.NoError(t, err)
+	require.Equal(t, d, got)
+	require.Nil(t, got.ItemIDs, "an empty list comes back as nil")
+	require.Equal(t, 7, got.NextItemID)
+
+	// A large book edited here and there round-trips exactly.
+	big := make([]int, 20000)
+	for i := range big {
+		big[i] = i + 1
+	}
+	big[5], big[17], big[9000] = 20001, 20003, 20002
+	big = append(big[:100], big[101:]...) // item 101 deleted
+	c = store.DocumentContent{Markdown: "big", ItemCount: len(big), ItemIDs: big, NextItemID: 20004}
+	_, err = s.ApplyDocumentEdit(bg, "d2", c, edit(1, "replace"))
+	require.NoError(t, err)
+	got, err = s.GetDocument(bg, "d2")
+	require.NoError(t, err)
+	require.Equal(t, big, got.ItemIDs)
+	require.Equal(t, 20004, got.NextItemID)
+}
+
+func testDocumentItemIDsRejected(t *testing.T, s store.Store) {
+	bad := []struct {
+		name  string
+		count int
+		ids   []int
+		next  int
+	}{
+		{"fewer ids than items", 2, []int{1}, 3},
+		{"more ids than items", 1, []int{1, 2}, 3},
+		{"ids without a next id", 2, []int{1, 2}, 0},
+		{"no ids for items", 2, nil, 3},
+		{"a zero id", 2, []int{0, 1}, 3},
+		{"an id at next", 2, []int{1, 3}, 3},
+		{"a repeated id", 2, []int{2, 2}, 3},
+		{"a negative next id", 0, nil, -1},
+	}
+	for _, b := range bad {
+		_, err := s.CreateDocument(bg, store.Document{ID: "x", Markdown: book, ItemCount: b.count, ItemIDs: b.ids, NextItemID: b.next})
+		requireIs(t, err, store.ErrInvalid, "create: %s", b.name)
+	}
+	_, err := s.GetDocument(bg, "x")
+	requireIs(t, err, store.ErrNotFound, "no refused document was stored")
+
+	d := addDocument(t, s, "d1", 0)
+	for _, b := range bad {
+		c := store.DocumentContent{Markdown: "lost", ItemCount: b.count, ItemIDs: b.ids, NextItemID: b.next}
+		_, err := s.ApplyDocumentEdit(bg, "d1", c, edit(1, "replace"))
+		requireIs(t, err, store.ErrInvalid, "edit: %s", b.name)
+	}
+	got, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, d, got, "refused edits changed nothing")
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	require.Empty(t, edits)
 }

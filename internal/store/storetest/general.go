@@ -75,7 +75,7 @@ func testNothingDeleted(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.NoError(t, s.SavePlan(bg, store.Plan{ID: "plan_r1", ChatID: "c1", RunID: "r1", Tasks: json.RawMessage(`[]`), UpdatedAt: at(1)}))
 	addDocument(t, s, "d1", 0)
-	_, err = s.ApplyDocumentEdit(bg, "d1", "one", 1, edit(1, "replace"))
+	_, err = s.ApplyDocumentEdit(bg, "d1", text("one", 1), edit(1, "replace"))
 	require.NoError(t, err)
 
 	require.NoError(t, s.FinishRun(bg, "r1", store.RunCompleted, "stop", "", at(2)))
@@ -86,7 +86,7 @@ func testNothingDeleted(t *testing.T, s store.Store) {
 	_, err = s.AppendSystem(bg, "r1", "plan", json.RawMessage(`{"v":2}`))
 	require.NoError(t, err)
 	require.NoError(t, s.SavePlan(bg, store.Plan{ID: "plan_r1", ChatID: "c1", RunID: "r2", Tasks: json.RawMessage(`[1]`), UpdatedAt: at(4)}))
-	_, err = s.ApplyDocumentEdit(bg, "d1", "two", 1, edit(2, "replace"))
+	_, err = s.ApplyDocumentEdit(bg, "d1", text("two", 1), edit(2, "replace"))
 	require.NoError(t, err)
 
 	count := func(n int, err error) int { require.NoError(t, err); return n }

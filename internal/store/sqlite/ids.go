@@ -1,0 +1,101 @@
+package sqlite
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The item IDs of a document are kept in one TEXT column as comma-separated runs of
+// consecutive IDs in document order: `1-40,57,41-56` is 1…40, then 57, then 41…56. A book
+// keeps its IDs mostly in runs (only inserts break them), so a book of any size stays a few
+// bytes unless heavily edited. The empty string is the empty list.
+
+// encodeIDs writes ids as runs.
+func encodeIDs(ids []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ids[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(ids[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// decodeIDs reads runs written by encodeIDs, which must hold exactly n IDs (so a damaged
+// value can never make it allocate more); "" is nil.
+func decodeIDs(s string, n int) ([]int, error) {
+	if s == "" {
+		if n != 0 {
+			return nil, fmt.Errorf("item ids: none stored for %d items", n)
+		}
+		return nil, nil
+	}
+	ids := make([]int, 0, n)
+	for run := range strings.SplitSeq(s, ",") {
+		lo, hi, err := parseRun(run)
+		if err != nil {
+			return nil, err
+		}
+		if hi-lo >= n-len(ids) {
+			return nil, fmt.Errorf("item ids: more than %d stored", n)
+		}
+		for id := lo; id <= hi; id++ {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("item ids: %d stored for %d items", len(ids), n)
+	}
+	return ids, nil
+}
+
+// parseRun reads `a` or `a-b` (0 < a < b).
+func parseRun(run string) (lo, hi int, err error) {
+	a, b, isRange := strings.Cut(run, "-")
+	if lo, err = positive(a); err != nil {
+		return 0, 0, fmt.Errorf("item ids: bad run %q: %w", run, err)
+	}
+	if !isRange {
+		return lo, lo, nil
+	}
+	if hi, err = positive(b); err != nil {
+		return 0, 0, fmt.Errorf("item ids: bad run %q: %w", run, err)
+	}
+	if hi <= lo {
+		return 0, 0, fmt.Errorf("item ids: bad run %q: it must ascend", run)
+	}
+	return lo, hi, nil
+}
+
+// positive parses a decimal integer above zero, digits only.
+func positive(s string) (int, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a positive integer", s)
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("%q is not a positive integer", s)
+	}
+	return v, nil
+}
+
+// cloneIDs copies IDs for a caller, so that it never shares a slice with its argument; an
+// empty list becomes nil.
+func cloneIDs(ids []int) []int {
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Clone(ids)
+}
