@@ -80,3 +80,25 @@ func BenchmarkMatcherColdBooks(b *testing.B) {
 func BenchmarkMatchPhraseBooks(b *testing.B) {
 	benchText(b, bookText(b), func(s string) { _ = MatchPhrase(s, "я человек") })
 }
+
+// BenchmarkStemBooks stems every distinct word of the sample books once
+// (the index build's stemming work).
+func BenchmarkStemBooks(b *testing.B) {
+	text := bookText(b)
+	seen := map[string]bool{}
+	var words []string
+	for _, sp := range Spans(text) {
+		if w := text[sp.Start:sp.End]; !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, w := range words {
+			Stem(w)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(words)), "ns/word")
+	b.ReportMetric(float64(len(words)), "words")
+}

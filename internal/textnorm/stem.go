@@ -99,18 +99,26 @@ const stemStopWords = true
 // letters are Cyrillic, with Snowball English if they are Latin. Any
 // other word (no letters, mixed scripts, other scripts) is returned
 // folded but unstemmed. word should be a single word as produced by
-// Tokenize.
+// Tokenize. The result may share memory with word.
 func Stem(word string) string {
 	norm := Fold(word)
 	return stemNorm(norm, DetectScript(norm))
 }
 
-// stemNorm stems an already folded word of the given script.
+// stemNorm stems an already folded word of the given script. The common
+// words take the fast paths (snowfast.go), which give exactly the
+// library's output; the others go to the library.
 func stemNorm(norm string, script Script) string {
 	switch script {
 	case ScriptCyrillic:
+		if stem, ok := stemRussianFast(norm); ok && stemStopWords {
+			return stem
+		}
 		return russian.Stem(norm, stemStopWords)
 	case ScriptLatin:
+		if stem, ok := stemEnglishFast(norm); ok && stemStopWords {
+			return stem
+		}
 		return english.Stem(norm, stemStopWords)
 	}
 	return norm

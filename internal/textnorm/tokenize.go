@@ -75,6 +75,15 @@ func estimateWords(s string) int {
 	return len(s)/8 + 1
 }
 
+// NextWord returns the byte span of the first word (as defined by
+// Tokenize) of s at or after byte i; ok is false if there is none. It is
+// Spans a word at a time, without the slice: starting with i = 0 and
+// going on from each word's end visits the words of s in order. i must
+// be 0 or the end of a word.
+func NextWord(s string, i int) (start, end int, ok bool) {
+	return nextWord(s, i)
+}
+
 // nextWord returns the byte span of the first word of s at or after
 // byte i; ok is false if there is none. ASCII and two-byte Cyrillic are
 // classified from their bytes; other runes are decoded.
