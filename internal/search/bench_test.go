@@ -48,7 +48,8 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkBuildBreakdown shows where the build time goes, each part as a
 // ratio to markdown.Parse of the same bytes: textnorm.Spans over every
 // item, textnorm.Stem over the book's distinct surface words, and the
-// single-threaded analysis (Spans, word lookups, stems and term counts).
+// whole build run single-threaded (word splitting, word lookups, stems,
+// term counts and postings).
 func BenchmarkBuildBreakdown(b *testing.B) {
 	src := testbook.Big(b, bigSize)
 	vocab := Build(markdown.Parse(src)).lex.words
@@ -65,8 +66,7 @@ func BenchmarkBuildBreakdown(b *testing.B) {
 			textnorm.Stem(w)
 		}
 		t3 := time.Now()
-		c := chunk{items: d.Items(), lex: newLexicon()}
-		c.analyse()
+		(&Index{}).rebuildWith(d, 1)
 		t4 := time.Now()
 		parse, spans, stems, analysis = parse+t1.Sub(t0), spans+t2.Sub(t1), stems+t3.Sub(t2), analysis+t4.Sub(t3)
 	}

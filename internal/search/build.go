@@ -1,34 +1,64 @@
 package search
 
 import (
+	"hash/maphash"
 	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
 // minChunk is the least number of items worth a goroutine of its own.
 const minChunk = 512
 
-// chunk is the analysis of a run of items (in ID order) by one worker,
-// with terms of its own lexicon.
+// minStemRun is the least number of distinct words worth stemming in
+// parallel.
+const minStemRun = 1024
+
+// chunk is a run of items (in ID order) analysed by one worker.
 type chunk struct {
 	items []*document.Item
-	lex   lexicon
-	dls   []int32
-	ends  []int32    // end of each item's terms in tfs
-	tfs   []termFreq // local terms and frequencies, item after item
+
+	// scan: the words of the items as IDs of the chunk's own word table
+	words wordTable
+	toks  []int32 // word IDs, item after item
+	ends  []int32 // end of each item's words in toks
+
+	// count: the terms (of the index) of each item with their frequencies
+	local []termID   // chunk word ID → term
+	tfs   []termFreq // item after item
+	tfEnd []int32    // end of each item's terms in tfs
+	dls   []int32    // each item's length (number of words)
+	df    []int32    // term → number of the chunk's items that hold it
+	total int64      // sum of the items' lengths
 }
 
 // rebuild indexes d from scratch (the mutex aside, every field is reset).
 // The caller holds the write lock or owns x.
 //
-// Analysis (textnorm.Spans, the word lookups and textnorm.Stem of every new
-// surface word) dominates the cost, so the items are split in runs analysed
-// in parallel, each against a lexicon (and stems) of its own; the
-// runs are then merged in ID order into exact-size postings (one backing
-// array, no append slack).
+// The work is split in runs of items handled by parallel workers, in
+// phases:
+//
+//  1. scan: each worker splits its items into words (textnorm.NextWord)
+//     and interns each word by its bytes in a table of its own, recording
+//     the word IDs;
+//  2. the workers' tables are merged (most words are in every run) and
+//     each distinct surface word is stemmed once (textnorm.Stem), the
+//     words split between the workers, then the stems are interned as
+//     terms;
+//  3. count: each worker turns its word IDs into term frequencies per
+//     item and counts, per term, the items that hold it;
+//  4. fill: the postings are sized exactly (one backing array, no append
+//     slack) and each worker writes those of its items, in ID order, at
+//     offsets known from the counts of the runs before it.
+//
+// Splitting and word lookups dominate the cost; stemming, once the
+// dominant part, is small since each distinct word is stemmed once (and
+// textnorm's stemmer fast paths). The result is exactly what analysing
+// the items one by one gives (build_test.go checks it against a
+// straightforward reference build).
 func (x *Index) rebuild(d *document.Document) {
 	x.rebuildWith(d, max(1, min(runtime.GOMAXPROCS(0), d.Len()/minChunk)))
 }
@@ -43,112 +73,187 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	if n := len(items); n > 0 {
 		maxID = items[n-1].ID
 	}
-	x.doc, x.version, x.lex = d, d.Version(), newLexicon()
+	x.doc, x.version = d, d.Version()
 	x.post, x.items, x.nItems, x.total = nil, make([]entry, maxID+1), 0, 0
-	chunks := analyse(items, workers)
-	x.fillPostings(chunks, x.mergeLexicons(chunks))
+
+	chunks := make([]chunk, workers)
+	for i := range chunks {
+		chunks[i].items = items[i*len(items)/workers : (i+1)*len(items)/workers]
+	}
+	seed := maphash.MakeSeed()
+	parallel(chunks, func(c *chunk) { c.scan(seed) })
+	x.lex = x.terms(chunks)
+	parallel(chunks, func(c *chunk) { c.count(len(x.lex.stems)) })
+	x.fill(chunks)
 }
 
 func byID(a, b *document.Item) int { return a.ID - b.ID }
 
-// analyse splits items into n runs and analyses them concurrently.
-func analyse(items []*document.Item, n int) []chunk {
-	// Each worker stems its own vocabulary: sharing a stem cache between
-	// them cost more (locking, cloning) than stemming a word twice.
-	chunks := make([]chunk, n)
+// parallel runs f on every chunk, each in a goroutine of its own.
+func parallel(chunks []chunk, f func(*chunk)) {
+	if len(chunks) == 1 {
+		f(&chunks[0])
+		return
+	}
 	var wg sync.WaitGroup
 	for i := range chunks {
-		c := &chunks[i]
-		c.items = items[i*len(items)/n : (i+1)*len(items)/n]
-		c.lex = newLexicon()
-		wg.Go(c.analyse)
+		wg.Go(func() { f(&chunks[i]) })
 	}
 	wg.Wait()
-	return chunks
 }
 
-// analyse counts the terms of the chunk's items.
-func (c *chunk) analyse() {
-	c.dls = make([]int32, len(c.items))
-	c.ends = make([]int32, len(c.items))
+// scan splits the chunk's items into words, interning them.
+func (c *chunk) scan(seed maphash.Seed) {
 	size := 0
 	for _, it := range c.items {
 		size += len(it.Text)
 	}
-	c.tfs = make([]termFreq, 0, size/10) // about one distinct term per 10 bytes
+	c.words.init(seed, 1024)            // grows; a book's vocabulary is small
+	c.toks = make([]int32, 0, size/5+1) // about one word per 6 bytes
+	c.ends = make([]int32, len(c.items))
 	for i, it := range c.items {
-		c.dls[i] = c.lex.count(it.Text)
-		for _, t := range c.lex.touched {
-			c.tfs = append(c.tfs, termFreq{t, c.lex.counts[t]})
-		}
-		c.lex.reset()
-		c.ends[i] = int32(len(c.tfs))
-	}
-}
-
-// mergeLexicons makes x's lexicon from the chunks' and returns, per chunk,
-// the map from its terms to x's. The first chunk's lexicon is adopted as is.
-func (x *Index) mergeLexicons(chunks []chunk) [][]termID {
-	remaps := make([][]termID, len(chunks))
-	x.lex = chunks[0].lex
-	remaps[0] = make([]termID, len(x.lex.stems))
-	for t := range remaps[0] {
-		remaps[0][t] = termID(t)
-	}
-	for i := 1; i < len(chunks); i++ {
-		remaps[i] = x.mergeLexicon(&chunks[i].lex)
-	}
-	return remaps
-}
-
-// mergeLexicon adds a chunk's stems and surface words to x's lexicon and
-// returns the map from the chunk's terms to x's.
-func (x *Index) mergeLexicon(l *lexicon) []termID {
-	remap := make([]termID, len(l.stems))
-	for t, stem := range l.stems {
-		remap[t] = x.lex.internStem(stem)
-	}
-	for w, t := range l.words {
-		if _, ok := x.lex.words[w]; !ok {
-			x.lex.words[w] = remap[t]
-		}
-	}
-	return remap
-}
-
-// fillPostings sizes every postings list exactly, then fills them in item
-// order, and records the entries.
-func (x *Index) fillPostings(chunks []chunk, remaps [][]termID) {
-	df := make([]int, len(x.lex.stems))
-	total := 0
-	for i := range chunks {
-		for _, tf := range chunks[i].tfs {
-			df[remaps[i][tf.term]]++
-		}
-		total += len(chunks[i].tfs)
-	}
-	arena := make([]posting, total)
-	next := make([]int32, len(df)) // where each term's next posting goes
-	off := 0
-	for t, n := range df {
-		next[t] = int32(off)
-		off += n
-	}
-	for i := range chunks {
-		c, remap, start := &chunks[i], remaps[i], int32(0)
-		for k, it := range c.items {
-			for _, tf := range c.tfs[start:c.ends[k]] {
-				g := remap[tf.term]
-				arena[next[g]] = posting{int32(it.ID), tf.tf}
-				next[g]++
+		text := it.Text
+		for j := 0; ; {
+			start, end, ok := textnorm.NextWord(text, j)
+			if !ok {
+				break
 			}
-			start = c.ends[k]
-			x.setEntry(it.ID, entry{text: it.Text, dl: c.dls[k], live: true})
+			c.toks = append(c.toks, c.words.id(text[start:end]))
+			j = end
+		}
+		c.ends[i] = int32(len(c.toks))
+	}
+}
+
+// terms makes the lexicon of the chunks' words and sets each chunk's map
+// from its word IDs to terms. The first chunk's word table becomes the
+// global one and the other chunks' words are added to it (a book's
+// vocabulary is small and mostly shared between the runs); then every
+// distinct word is stemmed exactly once, the words split between the
+// workers, and the stems are interned as terms in word order.
+func (x *Index) terms(chunks []chunk) lexicon {
+	global := &chunks[0].words
+	for k := 1; k < len(chunks); k++ {
+		c := &chunks[k]
+		c.local = make([]termID, len(c.words.words)) // global word IDs for now
+		for w, word := range c.words.words {
+			c.local[w] = global.id(word)
 		}
 	}
-	x.post = make([][]posting, len(df))
-	for t, n := range df {
-		end := int(next[t])
-		x.post[t] = arena[end-n : end : end]
+	words := global.words
+	stems := make([]string, len(words))
+	n := len(chunks)
+	if len(words) < minStemRun {
+		n = 1
+	}
+	stemRun := func(k int) {
+		for w := k * len(words) / n; w < (k+1)*len(words)/n; w++ {
+			stems[w] = textnorm.Stem(words[w])
+		}
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < n; k++ {
+		wg.Go(func() { stemRun(k) })
+	}
+	stemRun(0)
+	wg.Wait()
+
+	// The words live in the word tables' arenas and the stems in those or
+	// in textnorm's own allocations: nothing refers to the document.
+	lex := lexicon{
+		words: make(map[string]termID, len(words)),
+		terms: make(map[string]termID, len(words)/2),
+		stems: make([]string, 0, len(words)/2),
+	}
+	termOf := make([]termID, len(words))
+	for w, stem := range stems {
+		t, ok := lex.terms[stem]
+		if !ok {
+			t = termID(len(lex.stems))
+			lex.stems = append(lex.stems, stem)
+			lex.terms[stem] = t
+		}
+		termOf[w] = t
+		lex.words[words[w]] = t
+	}
+	lex.counts = make([]int32, len(lex.stems))
+	chunks[0].local = termOf
+	for k := 1; k < len(chunks); k++ {
+		for w, g := range chunks[k].local {
+			chunks[k].local[w] = termOf[g]
+		}
+	}
+	return lex
+}
+
+// count turns the chunk's word IDs into term frequencies, item by item,
+// and counts the items that hold each term (nTerms terms in all).
+func (c *chunk) count(nTerms int) {
+	c.df = make([]int32, nTerms)
+	counts := make([]int32, nTerms)
+	var touched []termID
+	c.tfs = make([]termFreq, 0, len(c.toks)) // an item has at most as many terms as words
+	c.tfEnd = make([]int32, len(c.items))
+	c.dls = make([]int32, len(c.items))
+	start := int32(0)
+	for i, end := range c.ends {
+		for _, w := range c.toks[start:end] {
+			t := c.local[w]
+			if counts[t] == 0 {
+				touched = append(touched, t)
+			}
+			counts[t]++
+		}
+		for _, t := range touched {
+			c.tfs = append(c.tfs, termFreq{t, counts[t]})
+			counts[t] = 0
+			c.df[t]++
+		}
+		touched = touched[:0]
+		c.tfEnd[i] = int32(len(c.tfs))
+		c.dls[i] = end - start
+		c.total += int64(end - start)
+		start = end
+	}
+	c.toks, c.ends, c.local = nil, nil, nil
+}
+
+// fill sizes every postings list exactly (one backing array, term
+// after term), then has each chunk write its postings and entries.
+func (x *Index) fill(chunks []chunk) {
+	// Chunk k's df becomes where it writes its first posting of each
+	// term: after those of the chunks before it.
+	nTerms := len(x.lex.stems)
+	starts := make([]int32, nTerms+1)
+	off := int32(0)
+	for t := range nTerms {
+		starts[t] = off
+		for k := range chunks {
+			n := chunks[k].df[t]
+			chunks[k].df[t] = off
+			off += n
+		}
+	}
+	starts[nTerms] = off
+	arena := make([]posting, off)
+	x.post = make([][]posting, nTerms)
+	for t := range nTerms {
+		x.post[t] = arena[starts[t]:starts[t+1]:starts[t+1]]
+	}
+	parallel(chunks, func(c *chunk) {
+		pos, start := c.df, int32(0)
+		for i, it := range c.items {
+			id := int32(it.ID)
+			for _, tf := range c.tfs[start:c.tfEnd[i]] {
+				arena[pos[tf.term]] = posting{id, tf.tf}
+				pos[tf.term]++
+			}
+			start = c.tfEnd[i]
+			x.items[it.ID] = entry{text: it.Text, dl: c.dls[i], live: true}
+		}
+	})
+	for k := range chunks {
+		x.nItems += len(chunks[k].items)
+		x.total += chunks[k].total
 	}
 }

@@ -10,7 +10,8 @@ import (
 // lexicon interns stems as term IDs and caches the term of every surface
 // word seen, so that each distinct surface form is folded and stemmed (by
 // textnorm.Stem, exactly as textnorm.Terms would) only once: a book's
-// vocabulary is tiny next to its word count.
+// vocabulary is tiny next to its word count. Build makes the lexicon in
+// bulk (Index.terms); Update adds to it a word at a time (intern).
 type lexicon struct {
 	words map[string]termID // surface word → term
 	terms map[string]termID // stem → term
@@ -65,18 +66,22 @@ func (l *lexicon) term(stem string) (termID, bool) {
 	return t, ok
 }
 
-// count tokenizes text (textnorm.Spans), counting its terms in counts and
-// touched, and returns the number of words. Call reset after reading.
+// count tokenizes text (textnorm.NextWord), counting its terms in counts
+// and touched, and returns the number of words. Call reset after reading.
 func (l *lexicon) count(text string) int32 {
-	spans := textnorm.Spans(text)
-	for _, sp := range spans {
-		t := l.intern(text[sp.Start:sp.End])
+	n := int32(0)
+	for i := 0; ; n++ {
+		start, end, ok := textnorm.NextWord(text, i)
+		if !ok {
+			return n
+		}
+		t := l.intern(text[start:end])
 		if l.counts[t] == 0 {
 			l.touched = append(l.touched, t)
 		}
 		l.counts[t]++
+		i = end
 	}
-	return int32(len(spans))
 }
 
 // reset clears the counts left by count.
