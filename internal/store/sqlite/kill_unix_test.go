@@ -80,8 +80,12 @@ func runAndKill(t *testing.T, path string, mode sqlite.Synchronous) int64 {
 	select {
 	case <-ready:
 	case <-eof:
+		_ = cmd.Wait() // stderr is complete (and no longer written) once Wait returns
 		t.Fatalf("the child ended before it was ready: %s", stderr.String())
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second): // a loaded CI machine starts race-built children slowly
+		_ = cmd.Process.Kill()
+		<-eof
+		_ = cmd.Wait()
 		t.Fatalf("the child did not get ready: %s", stderr.String())
 	}
 	time.Sleep(50*time.Millisecond + rand.N(250*time.Millisecond))
