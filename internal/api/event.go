@@ -97,13 +97,13 @@ type Event struct {
 // one line without HTML escaping. Call it directly to keep that property:
 // json.Marshal re-escapes <, > and & in a Marshaler's output.
 func (e Event) MarshalJSON() ([]byte, error) {
-	typ, err := encode(e.Type)
+	typ, err := Encode(e.Type)
 	if err != nil {
 		return nil, err
 	}
 	var payload []byte
 	if e.Payload != nil {
-		if payload, err = encode(e.Payload); err != nil {
+		if payload, err = Encode(e.Payload); err != nil {
 			return nil, fmt.Errorf("api: %s payload: %w", e.Type, err)
 		}
 		if len(payload) < 2 || payload[0] != '{' {
@@ -125,8 +125,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// encode marshals v compactly without HTML escaping.
-func encode(v any) ([]byte, error) {
+// Encode marshals v compactly without HTML escaping and without a trailing
+// newline, as every JSON body of the API is written (§ 3.1).
+func Encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -275,14 +273,9 @@ func (a *Assembler) documentEdit(toolID string, e *tool.Edit) {
 // toolResult emits the one result of a started call (rule 6); results of
 // unknown calls and second results are dropped.
 func (a *Assembler) toolResult(id string, r *tool.Result) {
-	a.closeBlock()
-	a.endOpenCalls()
-	c := a.byID[id]
-	if c == nil || c.result {
-		return
+	if c := a.byID[id]; c != nil {
+		a.ToolResult(id, ResultText(c.name, r))
 	}
-	c.result = true
-	a.send(api.TypeToolResult, api.ToolResult{ToolID: id, Result: ResultText(c.name, r)})
 }
 
 // finish closes the open block and gives every call its end and a skipped
@@ -316,11 +309,8 @@ func ResultText(name string, r *tool.Result) string {
 	if code == "" {
 		code = api.ToolCodeFailed
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(api.ToolError{Tool: name, OK: false, Code: code, Error: r.Text}) // strings only: cannot fail
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	b, _ := api.Encode(api.ToolError{Tool: name, OK: false, Code: code, Error: r.Text}) // strings only: cannot fail
+	return string(b)
 }
 
 // send numbers, stamps and emits one event.

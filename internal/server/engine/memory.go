@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/store"
 )
@@ -244,15 +244,7 @@ func (r *run) store(ctx context.Context, stage, msgID string, msgs ...storedMess
 func (r *run) ts() int64 { return r.e.now().UnixMilli() }
 
 // marshal encodes v without HTML escaping and without a trailing newline.
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) (json.RawMessage, error) { return api.Encode(v) }
 
 // newMsgID returns "m_" + 8 lowercase hex digits.
 func newMsgID() string { return "m_" + randHex() }
