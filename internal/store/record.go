@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -150,4 +151,13 @@ func StoredTimePtr(t *time.Time) *time.Time {
 	}
 	s := StoredTime(*t)
 	return &s
+}
+
+// StoredIDs returns item IDs as every backend hands them out (Document.ItemIDs): a copy
+// that shares no slice with the caller or the store, nil when empty.
+func StoredIDs(ids []int) []int {
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Clone(ids)
 }

@@ -82,19 +82,10 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 		return store.Document{}, fmt.Errorf("document %q: %w", d.ID, store.ErrExists)
 	}
 	d.SizeBytes, d.CreatedAt, d.UpdatedAt = len(d.Markdown), ms(d.CreatedAt), ms(d.UpdatedAt)
-	d.ItemIDs = cloneIDs(d.ItemIDs)
+	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	s.docs[d.ID] = d
-	d.ItemIDs = cloneIDs(d.ItemIDs)
+	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	return d, nil
-}
-
-// cloneIDs copies item IDs so that the store and its callers never share a slice; an empty
-// list becomes nil.
-func cloneIDs(ids []int) []int {
-	if len(ids) == 0 {
-		return nil
-	}
-	return slices.Clone(ids)
 }
 
 // GetDocument implements store.Documents.
@@ -102,7 +93,7 @@ func (s *Store) GetDocument(ctx context.Context, id string) (store.Document, err
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	d, err := s.document(ctx, id)
-	d.ItemIDs = cloneIDs(d.ItemIDs)
+	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	return d, err
 }
 
@@ -148,10 +139,10 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
 	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
-	d.ItemIDs, d.NextItemID = cloneIDs(c.ItemIDs), c.NextItemID
+	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
 	s.docs[docID] = d
 	s.edits[docID] = append(s.edits[docID], e)
-	d.ItemIDs = cloneIDs(d.ItemIDs)
+	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	return d, nil
 }
 

@@ -85,7 +85,7 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 	if err != nil {
 		return store.Document{}, err
 	}
-	d.ItemIDs = cloneIDs(d.ItemIDs)
+	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	return d, nil
 }
 
@@ -161,7 +161,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
 		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), fromMillis(at)
-		d.ItemIDs, d.NextItemID = cloneIDs(c.ItemIDs), c.NextItemID
+		d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
 		return nil
 	})
 	if err != nil {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -89,13 +88,4 @@ func positive(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not a positive integer", s)
 	}
 	return v, nil
-}
-
-// cloneIDs copies IDs for a caller, so that it never shares a slice with its argument; an
-// empty list becomes nil.
-func cloneIDs(ids []int) []int {
-	if len(ids) == 0 {
-		return nil
-	}
-	return slices.Clone(ids)
 }
