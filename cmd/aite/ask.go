@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
 )
 
@@ -18,11 +19,11 @@ type agentFlags struct {
 func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "the model: a key from models/ or provider:model (default: AITE_MODEL or the config file's defaultModel)")
-	fl.StringVar(&f.config, "config", "", "the config file (default ./aite.json, then $XDG_CONFIG_HOME/aite/config.json)")
+	fl.StringVar(&f.config, "config", "", "the config file (default $AITE_CONFIG, ./aite.json, then $XDG_CONFIG_HOME/aite/config.json)")
 	if writes {
 		fl.BoolVar(&f.yes, "yes", false, "write the edits without asking")
 		fl.BoolVar(&f.dryRun, "dry-run", false, "show the edits as a diff but never write")
-		fl.IntVar(&f.maxSteps, "max-steps", 12, "model turns with tools before the agent must answer")
+		fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "model turns with tools before the agent must answer")
 	}
 }
 
@@ -95,8 +96,7 @@ not yet written, /quit leaves.
 				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps})
 		},
 	}
-	f.register(cmd, false)
-	f.maxSteps = 12
+	f.register(cmd, false) // no --max-steps: MaxSteps 0 is agent.DefaultMaxSteps
 	return cmd
 }
 

@@ -11,13 +11,16 @@ import (
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
+// DefaultMaxSteps is Config.MaxSteps when it is left 0.
+const DefaultMaxSteps = 12
+
 // Config describes an agent for a run.
 type Config struct {
 	Provider llm.Provider
 	Model    string
 	System   string
 	Tools    *tool.Registry
-	// MaxSteps bounds the model turns with tools (default 12); after them a
+	// MaxSteps bounds the model turns with tools (default DefaultMaxSteps); after them a
 	// final turn without tools must answer.
 	MaxSteps int
 	// MaxToolCalls bounds the tool calls of a run (default 60).
@@ -74,7 +77,7 @@ func (c Config) Run(ctx context.Context, history []llm.Message, input string) it
 
 func (c Config) withDefaults() Config {
 	if c.MaxSteps == 0 {
-		c.MaxSteps = 12
+		c.MaxSteps = DefaultMaxSteps
 	}
 	if c.MaxToolCalls == 0 {
 		c.MaxToolCalls = 60

@@ -23,7 +23,7 @@ type AskRequest struct {
 	Out, Log       io.Writer
 	Interactive    bool // standard input is a terminal
 	History        []llm.Message
-	MaxSteps       int
+	MaxSteps       int // 0: agent.DefaultMaxSteps
 	NoSaveMessages bool
 }
 
