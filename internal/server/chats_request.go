@@ -50,9 +50,9 @@ func (s *Server) writeReqError(w http.ResponseWriter, r *http.Request, err error
 }
 
 // decodeRequestJSON reads a JSON request body of at most MaxJSONBody bytes
-// into v (§ 1.1). An empty body counts as {} so the missing fields are
-// reported by validation; a larger body, malformed JSON, trailing data or a
-// field of the wrong type give a 400 *reqError.
+// into v (§ 1.1) with decodeJSON. An empty body counts as {} so the missing
+// fields are reported by validation; a larger body, malformed JSON, trailing
+// data or a field of the wrong type give a 400 *reqError.
 func decodeRequestJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
 	if err != nil {
@@ -61,6 +61,13 @@ func decodeRequestJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return badRequest("Unreadable request body")
 	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON decodes the JSON request body body into v: an empty body
+// counts as {}; malformed JSON, trailing data or a field of the wrong type
+// give a 400 *reqError.
+func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}

@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -511,8 +510,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	slices.SortStableFunc(docs, func(a, b store.Document) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
-	out := make([]documentSummary, len(docs))
+	out := make([]documentSummary, len(docs)) // the store lists most recently updated first
 	for i, d := range docs {
 		out[i] = summarizeDocument(d)
 	}
@@ -643,27 +641,17 @@ type upload struct {
 	field    string // the field holding the Markdown: markdown or file
 }
 
-// uploadError is a POST /documents body that cannot be accepted: a
-// validation failure (fields) or another 400 (msg).
-type uploadError struct {
-	msg    string
-	fields map[string]string
-}
-
-func (e *uploadError) Error() string { return e.msg }
-
-func badUpload(msg string) error { return &uploadError{msg: msg} }
-
+// invalidUpload is 400 Validation failed for one field of the body.
 func invalidUpload(field, reason string) error {
-	return &uploadError{fields: map[string]string{field: reason}}
+	return invalidFields(map[string]string{field: reason})
 }
 
-// bodyError turns a read error of the body into an uploadError.
+// bodyError turns a read error of the body into a 400 *reqError.
 func bodyError(err error, malformed string) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return badUpload("Request body too large")
+		return badRequest("Request body too large")
 	}
-	return badUpload(malformed)
+	return badRequest("%s", malformed)
 }
 
 func (s *Server) createDocument(w http.ResponseWriter, r *http.Request) {
@@ -692,15 +680,7 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrDocumentTooLarge):
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("Document too large: the limit is %d bytes", s.opts.DocumentMaxBytes), nil)
 	default:
-		if ue, ok := errors.AsType[*uploadError](err); ok {
-			if ue.fields != nil {
-				writeValidation(w, ue.fields)
-			} else {
-				writeError(w, http.StatusBadRequest, ue.msg, nil)
-			}
-			return
-		}
-		s.writeInternal(w, r, err)
+		s.writeReqError(w, r, err)
 	}
 }
 
@@ -708,7 +688,7 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request) {
 func checkUploadName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return invalidUpload("name", "must not be blank")
+		return invalidUpload("name", reasonRequired)
 	case !utf8.ValidString(name):
 		return invalidUpload("name", "must be valid UTF-8")
 	case utf8.RuneCountInString(strings.TrimSpace(name)) > MaxDocumentName:
@@ -721,7 +701,7 @@ func checkUploadName(name string) error {
 func readJSONUpload(r *http.Request) (upload, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return upload{}, bodyError(err, "Failed to read the request body")
+		return upload{}, bodyError(err, "Unreadable request body")
 	}
 	if !utf8.Valid(body) {
 		return upload{}, ErrDocumentEncoding
@@ -730,18 +710,18 @@ func readJSONUpload(r *http.Request) (upload, error) {
 		Name     string `json:"name"`
 		Markdown string `json:"markdown"`
 	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return upload{}, badUpload("Malformed JSON body")
+	if err := decodeJSON(body, &in); err != nil {
+		return upload{}, err
 	}
 	fields := map[string]string{}
 	if strings.TrimSpace(in.Name) == "" {
-		fields["name"] = "must not be blank"
+		fields["name"] = reasonRequired
 	}
 	if strings.TrimSpace(in.Markdown) == "" {
-		fields["markdown"] = "must not be blank"
+		fields["markdown"] = reasonRequired
 	}
 	if len(fields) > 0 {
-		return upload{}, &uploadError{fields: fields}
+		return upload{}, invalidFields(fields)
 	}
 	return upload{name: in.Name, markdown: []byte(in.Markdown), field: "markdown"}, nil
 }
@@ -751,7 +731,7 @@ func readJSONUpload(r *http.Request) (upload, error) {
 func readMultipartUpload(r *http.Request) (upload, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return upload{}, badUpload("Malformed multipart body")
+		return upload{}, badRequest("Malformed multipart body")
 	}
 	up := upload{field: "file"}
 	var hasFile bool

@@ -165,6 +165,7 @@ func TestDocumentUploadErrors(t *testing.T) {
 	valid(e.postJSON(t, " ", "# x"), `{"name": "must not be blank"}`)
 	valid(e.post(t, "application/json", []byte(`{"name": "n"}`)), `{"markdown": "must not be blank"}`)
 	valid(e.post(t, "application/json", []byte(`{}`)), `{"name": "must not be blank", "markdown": "must not be blank"}`)
+	valid(e.post(t, "application/json", nil), `{"name": "must not be blank", "markdown": "must not be blank"}`)
 	valid(e.postJSON(t, "n", "\uFEFF"), `{"markdown": "must not be empty"}`)
 	valid(e.postJSON(t, strings.Repeat("я", 201), "# x"), `{"name": "must have at most 200 characters"}`)
 	require.Equal(t, http.StatusOK, e.postJSON(t, strings.Repeat("я", 200), "# x").Status)
@@ -173,8 +174,8 @@ func TestDocumentUploadErrors(t *testing.T) {
 		t.Helper()
 		mtFail(t, env, http.StatusBadRequest, msg, `{}`)
 	}
-	bad(e.post(t, "application/json", []byte(`{"name": 1, "markdown": "x"}`)), "Malformed JSON body")
-	bad(e.post(t, "application/json", []byte(`{"name": "n", "markdown": "x"`)), "Malformed JSON body")
+	bad(e.post(t, "application/json", []byte(`{"name": 1, "markdown": "x"}`)), "Wrong type for field name")
+	bad(e.post(t, "application/json", []byte(`{"name": "n", "markdown": "x"`)), "Malformed JSON")
 	bad(e.post(t, "application/json", []byte("{\"name\": \"n\", \"markdown\": \"\xff\xfe\"}")), "Document is not valid UTF-8")
 	bad(e.postJSON(t, "n", strings.Repeat("a", 65)), "Document too large: the limit is 64 bytes")
 	require.Equal(t, http.StatusOK, e.postJSON(t, "n", strings.Repeat("a", 62)+"\r\n").Status, "the normalised size counts")
