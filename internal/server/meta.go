@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -93,7 +92,7 @@ func (s *Server) snapshot() *agentdef.Snapshot {
 func metaQuery(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
 	v := strings.TrimSpace(r.URL.Query().Get(name))
 	if v == "" {
-		writeValidation(w, map[string]string{name: "must not be blank"})
+		writeValidation(w, map[string]string{name: reasonRequired})
 		return "", false
 	}
 	return v, true
@@ -149,12 +148,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 	snap := s.snapshot()
 	a, found := snap.Agent(key)
 	if !found {
-		keys := []string{}
-		for _, x := range snap.Agents() {
-			keys = append(keys, x.Key)
-		}
-		writeError(w, http.StatusBadRequest,
-			fmt.Sprintf("Unknown agentId: %s. Available: [%s]", key, strings.Join(keys, ", ")), nil)
+		s.writeReqError(w, r, unknownAgent(key, snap))
 		return
 	}
 	writeOK(w, agentDetail{agentSummary: s.agentSummary(a), Instructions: instructions(a)})
