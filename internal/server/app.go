@@ -248,12 +248,13 @@ func backendNames() map[string]bool {
 }
 
 // builtinTools lists the built-in Go tools for /tools (the book tools
-// unbound: they are only described, never called).
-func builtinTools() []tool.Tool {
+// unbound: they are only described, never called). The list is constant,
+// so it is built once rather than at every /tools request.
+var builtinTools = sync.OnceValue(func() []tool.Tool {
 	out := booktools.Tools(booktools.Env{})
 	out = append(out, builtins.Backends()...)
 	return append(out, engine.Builtins()...)
-}
+})
 
 // registerSample stores the sample book unless a document of its name
 // exists.
