@@ -139,33 +139,34 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
 		s.writeReqError(w, r, err)
 		return
 	}
-	chatID, err := s.existingChat(r.Context(), body.ChatID)
+	chat, err := s.existingChat(r.Context(), body.ChatID)
 	if err != nil {
 		s.writeReqError(w, r, err)
 		return
 	}
 	now := s.opts.Clock()
-	if err := s.opts.Store.MarkRead(r.Context(), chatID, now); err != nil {
-		s.writeReqError(w, r, chatLookupError(chatID, err))
+	if err := s.opts.Store.MarkRead(r.Context(), chat.ID, now); err != nil {
+		s.writeReqError(w, r, chatLookupError(chat.ID, err))
 		return
 	}
-	writeOK(w, ReadResult{ChatID: chatID, ReadStatus: 1, ReadAt: store.StoredTime(now).UnixMilli()})
+	writeOK(w, ReadResult{ChatID: chat.ID, ReadStatus: 1, ReadAt: store.StoredTime(now).UnixMilli()})
 }
 
 // existingChat validates a chatId parameter (blank → V, non-UUID → 400)
-// and returns its canonical form if the chat exists (else 404).
-func (s *Server) existingChat(ctx context.Context, raw string) (string, error) {
+// and returns the chat it names (else 404).
+func (s *Server) existingChat(ctx context.Context, raw string) (store.Chat, error) {
 	if strings.TrimSpace(raw) == "" {
-		return "", invalidFields(map[string]string{"chatId": reasonRequired})
+		return store.Chat{}, invalidFields(map[string]string{"chatId": reasonRequired})
 	}
 	chatID, ok := uuidCanonical(raw)
 	if !ok {
-		return "", badRequest("chatId must be a valid UUID")
+		return store.Chat{}, badRequest("chatId must be a valid UUID")
 	}
-	if _, err := s.opts.Store.GetChat(ctx, chatID); err != nil {
-		return "", chatLookupError(chatID, err)
+	chat, err := s.opts.Store.GetChat(ctx, chatID)
+	if err != nil {
+		return store.Chat{}, chatLookupError(chatID, err)
 	}
-	return chatID, nil
+	return chat, nil
 }
 
 // chatLookupError maps ErrNotFound to 404 "Chat not found: <id>".
@@ -188,27 +189,22 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		}
 		raw = b
 	}
-	chatID, err := s.existingChat(r.Context(), q.Get("chatId"))
+	chat, err := s.existingChat(r.Context(), q.Get("chatId"))
 	if err != nil {
 		s.writeReqError(w, r, err)
 		return
 	}
-	detail, err := s.chatDetail(r.Context(), chatID, raw)
+	detail, err := s.chatDetail(r.Context(), chat, raw)
 	if err != nil {
-		s.writeReqError(w, r, chatLookupError(chatID, err))
+		s.writeReqError(w, r, chatLookupError(chat.ID, err))
 		return
 	}
 	writeOK(w, detail)
 }
 
 // chatDetail builds the ChatDetail of an existing chat.
-func (s *Server) chatDetail(ctx context.Context, chatID string, raw bool) (ChatDetail, error) {
-	st := s.opts.Store
-	chat, err := st.GetChat(ctx, chatID)
-	if err != nil {
-		return ChatDetail{}, err
-	}
-	runs, err := st.ListRuns(ctx, chatID)
+func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (ChatDetail, error) {
+	runs, err := s.opts.Store.ListRuns(ctx, chat.ID)
 	if err != nil {
 		return ChatDetail{}, err
 	}
@@ -237,7 +233,7 @@ func (s *Server) chatDetail(ctx context.Context, chatID string, raw bool) (ChatD
 		}
 		d.RawMessages = &msgs
 	}
-	if id, ok := s.opts.Runs.Active(chatID); ok {
+	if id, ok := s.opts.Runs.Active(chat.ID); ok {
 		d.ActiveRunID = id
 	}
 	return d, nil
