@@ -80,8 +80,8 @@ func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
 	if c.kind == CallUnknown {
 		return errorOutcome(c.name, api.ToolCodeNotEnabled, "Tool is not enabled for this agent: "+c.name), nil
 	}
-	if r.toolCalls >= r.budget.Tool.MaxCalls {
-		return outcome{}, failf(api.CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.budget.Tool.MaxCalls)
+	if r.toolCalls >= r.agent.Budget.Tool.MaxCalls {
+		return outcome{}, failf(api.CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.agent.Budget.Tool.MaxCalls)
 	}
 	r.toolCalls++
 	switch c.kind {
@@ -142,7 +142,7 @@ func (r *run) runBackend(ctx context.Context, c *callState) (outcome, error) {
 		r.discloseFor(args)
 	}
 	var res outcome
-	for attempt := 0; attempt <= r.budget.Tool.RetryCount; attempt++ {
+	for attempt := 0; attempt <= r.agent.Budget.Tool.RetryCount; attempt++ {
 		var retry bool
 		res, retry, err = r.attemptBackend(ctx, c, args)
 		if err != nil || !retry {
@@ -170,7 +170,7 @@ type invocation struct {
 // attemptBackend runs the tool once; retry reports a timeout or a runtime
 // failure.
 func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (res outcome, retry bool, err error) {
-	callCtx, cancel := context.WithTimeout(WithCall(ctx, c.id), r.budget.Tool.Timeout())
+	callCtx, cancel := context.WithTimeout(WithCall(ctx, c.id), r.agent.Budget.Tool.Timeout())
 	defer cancel()
 	ch := make(chan invocation, 1)
 	go func() {
@@ -194,7 +194,7 @@ func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (re
 		return outcome{}, false, internalf("tool %s panicked: %v", c.entry.name, inv.panic)
 	case callCtx.Err() != nil && (inv.err != nil || !inv.done):
 		return errorOutcome(c.name, api.ToolCodeTimeout,
-			fmt.Sprintf("Tool %s timed out after %d ms", c.name, r.budget.Tool.TimeoutMs)), true, nil
+			fmt.Sprintf("Tool %s timed out after %d ms", c.name, r.agent.Budget.Tool.TimeoutMs)), true, nil
 	case inv.err != nil:
 		return errorOutcome(c.name, api.ToolCodeFailed, inv.err.Error()), true, nil
 	}

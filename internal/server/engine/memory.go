@@ -20,13 +20,6 @@ type textPart struct {
 	Text string `json:"text"`
 }
 
-// storedCall is the one call of a stored tool_calls[].
-type storedCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function wireFunction `json:"function"`
-}
-
 // storedUsage is the _usage of a stored assistant message.
 type storedUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
@@ -43,7 +36,7 @@ type storedMessage struct {
 	ToolCallID       string       `json:"tool_call_id,omitempty"`
 	Content          []textPart   `json:"content,omitempty"`
 	ReasoningContent []textPart   `json:"reasoning_content,omitempty"`
-	ToolCalls        []storedCall `json:"tool_calls,omitempty"`
+	ToolCalls        []wireCall   `json:"tool_calls,omitempty"`
 	TS               int64        `json:"ts"`
 	MsgID            string       `json:"_msgId,omitempty"`
 	ReasoningID      string       `json:"_reasoningId,omitempty"`
@@ -165,9 +158,13 @@ func joinText(parts []textPart) string {
 // saveUser stores the user message of the run.
 func (r *run) saveUser(ctx context.Context) error {
 	r.user = llm.Message{Role: llm.RoleUser, Content: r.spec.Message}
-	msgID := newMsgID()
-	m := storedMessage{Role: string(llm.RoleUser), Content: []textPart{{"text", r.spec.Message}}, TS: r.ts(), MsgID: msgID}
-	return r.store(ctx, r.firstStage(), msgID, m)
+	return r.saveUserText(ctx, r.firstStage(), r.spec.Message)
+}
+
+// saveUserText stores a user message of stage.
+func (r *run) saveUserText(ctx context.Context, stage, text string) error {
+	return r.store(ctx, stage, storedMessage{Role: string(llm.RoleUser), Content: []textPart{{"text", text}},
+		TS: r.ts(), MsgID: newMsgID()})
 }
 
 // saveReply stores a model reply: one message per text block, then one
@@ -190,27 +187,20 @@ func (r *run) saveReply(ctx context.Context, stage string, rp *reply) error {
 	}
 	for _, c := range rp.calls {
 		m := base
-		m.ToolCalls = []storedCall{{ID: c.id, Type: "function", Function: wireFunction{c.name, c.arguments()}}}
+		m.ToolCalls = []wireCall{functionCall(c.id, c.name, c.arguments())}
 		m.ToolID, m.ActionID = idKeys(c)
 		msgs = append(msgs, m)
 	}
-	if err := r.store(ctx, stage, rp.msgID, msgs...); err != nil {
-		return err
-	}
-	for _, c := range rp.calls {
-		c.stored = true
-	}
-	return nil
+	return r.store(ctx, stage, msgs...)
 }
 
 // saveTool stores the result message of a call.
 func (r *run) saveTool(ctx context.Context, stage string, c *callState, text string, took time.Duration) error {
 	timing := took.Milliseconds()
-	msgID := newMsgID()
 	m := storedMessage{Role: string(llm.RoleTool), Name: c.name, ToolCallID: c.id, Content: []textPart{{"text", text}},
-		TS: r.ts(), MsgID: msgID, Timing: &timing}
+		TS: r.ts(), MsgID: newMsgID(), Timing: &timing}
 	m.ToolID, m.ActionID = idKeys(c)
-	return r.store(ctx, stage, msgID, m)
+	return r.store(ctx, stage, m)
 }
 
 // idKeys returns _toolId and _actionId of a call: the live tool_call_id
@@ -222,8 +212,8 @@ func idKeys(c *callState) (toolID, actionID string) {
 	return c.id, ""
 }
 
-// store appends messages of stage to the run.
-func (r *run) store(ctx context.Context, stage, msgID string, msgs ...storedMessage) error {
+// store appends messages of stage to the run, each under its _msgId.
+func (r *run) store(ctx context.Context, stage string, msgs ...storedMessage) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -233,7 +223,7 @@ func (r *run) store(ctx context.Context, stage, msgID string, msgs ...storedMess
 		if err != nil {
 			return internalf("encode message: %v", err)
 		}
-		rows[i] = store.Message{Stage: stage, TaskID: r.task, MsgID: msgID, Body: body}
+		rows[i] = store.Message{Stage: stage, TaskID: r.task, MsgID: m.MsgID, Body: body}
 	}
 	if err := r.e.Store.AppendMessages(ctx, r.spec.RunID, rows...); err != nil {
 		return internalf("store messages: %v", err)

@@ -20,7 +20,7 @@ const (
 func reactStage(step int) string           { return fmt.Sprintf("react-step-%d", step) }
 func executeStage(n int) string            { return fmt.Sprintf("execute-task-%d", n) }
 func (r *run) required() bool              { return r.agent.ToolChoice == agentdef.ToolChoiceRequired }
-func (r *run) repairs() int                { return r.budget.Model.RetryCount }
+func (r *run) repairs() int                { return r.agent.Budget.Model.RetryCount }
 func stageTools(s agentdef.Stage) []string { return s.ToolConfig.Names() }
 
 // firstStage names the stage of the run's first model turn (the stage the

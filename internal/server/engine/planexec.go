@@ -132,9 +132,7 @@ func (r *run) taskMessage(ctx context.Context, stage, id, desc string) error {
 	text := strings.NewReplacer("{{task_list}}", r.plan.lines(), "{{task_id}}", id, "{{task_description}}", desc).
 		Replace(r.agent.RuntimePrompts.TaskExecutionPromptTemplate)
 	r.execMsgs = append(r.execMsgs, llm.Message{Role: llm.RoleUser, Content: text})
-	msgID := newMsgID()
-	return r.store(ctx, stage, msgID, storedMessage{Role: string(llm.RoleUser), Content: []textPart{{"text", text}},
-		TS: r.ts(), MsgID: msgID})
+	return r.saveUserText(ctx, stage, text)
 }
 
 // workTask runs the work rounds of a task, then the forced rounds, until

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
@@ -147,6 +146,8 @@ type wireMessage struct {
 	Name       string     `json:"name,omitempty"`
 }
 
+// wireCall is one tool call in the OpenAI shape, in system snapshots and
+// in stored tool_calls[].
 type wireCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
@@ -158,15 +159,16 @@ type wireFunction struct {
 	Arguments string `json:"arguments"`
 }
 
-type wireTool struct {
-	Type     string  `json:"type"`
-	Function llmTool `json:"function"`
+// functionCall returns a call of type function.
+func functionCall(id, name, args string) wireCall {
+	return wireCall{ID: id, Type: "function", Function: wireFunction{name, args}}
 }
 
-type llmTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+// wireTool is an offered tool in the OpenAI shape; llm.Tool already has
+// its function's JSON keys.
+type wireTool struct {
+	Type     string   `json:"type"`
+	Function llm.Tool `json:"function"`
 }
 
 // snapshot is the stored system snapshot of a model call (§ 5.1).
@@ -177,20 +179,21 @@ type snapshot struct {
 	Stream   bool          `json:"stream"`
 }
 
-// saveSystem stores the snapshot of a model call. Deferred skill
-// disclosures are left out: they are never persisted (§ 6.2).
+// saveSystem stores the snapshot of the model call req. Its system prompt
+// leaves out the deferred skill disclosures: they are never persisted
+// (§ 6.2).
 func (r *run) saveSystem(ctx context.Context, ts turnSpec, req *llm.Request) error {
-	msgs := r.messages(r.systemPrompt(ts, false), ts.msgs)
-	s := snapshot{Model: req.Model, Stream: true}
-	for _, m := range msgs {
+	s := snapshot{Model: req.Model, Stream: true,
+		Messages: []wireMessage{{Role: string(llm.RoleSystem), Content: r.systemPrompt(ts, false)}}}
+	for _, m := range req.Messages[1:] {
 		w := wireMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, c := range m.ToolCalls {
-			w.ToolCalls = append(w.ToolCalls, wireCall{ID: c.ID, Type: "function", Function: wireFunction{c.Name, c.Arguments}})
+			w.ToolCalls = append(w.ToolCalls, functionCall(c.ID, c.Name, c.Arguments))
 		}
 		s.Messages = append(s.Messages, w)
 	}
 	for _, t := range req.Tools {
-		s.Tools = append(s.Tools, wireTool{Type: "function", Function: llmTool{t.Name, t.Description, t.Parameters}})
+		s.Tools = append(s.Tools, wireTool{Type: "function", Function: t})
 	}
 	body, err := marshal(s)
 	if err != nil {

@@ -61,12 +61,11 @@ type providerModel struct {
 // it; tool goroutines read its definitions (spec, agent), Submit never
 // touches it.
 type run struct {
-	e      *Engine
-	spec   Spec
-	agent  *agentdef.AgentDef
-	budget agentdef.Budget
-	em     Emitter
-	log    *slog.Logger
+	e     *Engine
+	spec  Spec
+	agent *agentdef.AgentDef // normalized: the defaults filled in
+	em    Emitter
+	log   *slog.Logger
 
 	deadline *deadline
 	history  []llm.Message // the memory window (§ 5.2)
@@ -101,7 +100,7 @@ func (e *Engine) Execute(ctx context.Context, spec Spec, em Emitter) error {
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r.deadline = startDeadline(r.budget.RunTimeout(), func() { cancel(errRunTimeout) })
+	r.deadline = startDeadline(r.agent.Budget.RunTimeout(), func() { cancel(errRunTimeout) })
 	defer r.deadline.stop()
 	defer r.dropWaits()
 	r.end(runCtx, r.safeExecute(runCtx))
@@ -131,7 +130,7 @@ func (e *Engine) newRun(ctx context.Context, spec Spec, em Emitter) (*run, error
 		return nil, errors.New("engine: spec without run id or chat id")
 	}
 	agent := normalize(spec.Agent)
-	r := &run{e: e, spec: spec, agent: &agent, budget: agent.Budget, em: em, log: e.logger().With("runId", spec.RunID),
+	r := &run{e: e, spec: spec, agent: &agent, em: em, log: e.logger().With("runId", spec.RunID),
 		models: map[string]providerModel{}, results: map[string]string{}, callIDs: map[string]bool{}}
 	switch {
 	case agent.Plain != nil && agent.Mode == agentdef.ModeOneshot:
@@ -211,7 +210,7 @@ func (r *run) failure(ctx context.Context, err error) *failure {
 	if ctx.Err() != nil {
 		if errors.Is(context.Cause(ctx), errRunTimeout) {
 			return &failure{info: api.ErrorInfo{Code: api.CodeRunTimeout, Retriable: true,
-				Message: fmt.Sprintf("Run timeout: budget.runTimeoutMs=%d", r.budget.RunTimeoutMs)}}
+				Message: fmt.Sprintf("Run timeout: budget.runTimeoutMs=%d", r.agent.Budget.RunTimeoutMs)}}
 		}
 		return &failure{info: api.ErrorInfo{Code: api.CodeRunAborted, Message: "The run was aborted", Retriable: true}}
 	}

@@ -109,14 +109,13 @@ func (t *toolEntry) ordinary() bool { return !isPlanTool(t.name) }
 
 // callState is one tool call of a turn, from its start to its result.
 type callState struct {
-	id     string
-	name   string // as the model wrote it
-	kind   CallKind
-	entry  *toolEntry // nil when the tool is not enabled
-	args   strings.Builder
-	final  string // the complete arguments of tool_call_end, if any
-	open   bool
-	stored bool // its tool_calls message is stored
+	id    string
+	name  string // as the model wrote it
+	kind  CallKind
+	entry *toolEntry // nil when the tool is not enabled
+	args  strings.Builder
+	final string // the complete arguments of tool_call_end, if any
+	open  bool
 
 	wait    <-chan json.RawMessage // frontend: the registered wait
 	waitErr error                  // frontend: the registration failed

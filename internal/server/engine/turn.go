@@ -87,8 +87,8 @@ func (rp *reply) assistant() llm.Message {
 
 // turn streams one model turn (§§ 3.3, 3.4) and stores its messages.
 func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
-	if r.modelCalls >= r.budget.Model.MaxCalls {
-		return nil, failf(api.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=%d", r.budget.Model.MaxCalls)
+	if r.modelCalls >= r.agent.Budget.Model.MaxCalls {
+		return nil, failf(api.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=%d", r.agent.Budget.Model.MaxCalls)
 	}
 	r.modelCalls++
 	pm, err := r.provider(ts.config.ModelKey)
@@ -135,7 +135,7 @@ func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *
 			continue
 		case timedOut:
 			return &failure{info: api.ErrorInfo{Code: api.CodeModelError, Retriable: true,
-				Message: fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", r.budget.Model.TimeoutMs)}}
+				Message: fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", r.agent.Budget.Model.TimeoutMs)}}
 		}
 		return &failure{info: api.ErrorInfo{Code: api.CodeModelError, Message: err.Error(), Retriable: llm.IsRetriable(err)}}
 	}
@@ -143,7 +143,7 @@ func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *
 
 // attempt runs one provider stream; n counts the events received.
 func (r *run) attempt(ctx context.Context, p llm.Provider, req *llm.Request, rp *reply) (n int, timedOut bool, err error) {
-	callCtx, cancel := context.WithTimeout(ctx, r.budget.Model.Timeout())
+	callCtx, cancel := context.WithTimeout(ctx, r.agent.Budget.Model.Timeout())
 	defer cancel()
 	n, err = r.consume(rp, p.Stream(callCtx, req))
 	if err == nil && callCtx.Err() != nil {
