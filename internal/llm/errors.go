@@ -66,6 +66,24 @@ func (e *Error) Retriable() bool {
 	return false
 }
 
+// StatusKind classifies an HTTP error status (>= 400): 401/403 Auth, 429
+// RateLimited, 408 Timeout, 5xx Server, any other BadRequest. Adapters
+// refine BadRequest (to ContextTooLong) from the response body. (The
+// numbers are spelled out so that this package does not import net/http.)
+func StatusKind(status int) ErrorKind {
+	switch {
+	case status == 401 || status == 403:
+		return Auth
+	case status == 429:
+		return RateLimited
+	case status == 408:
+		return Timeout
+	case status >= 500:
+		return Server
+	}
+	return BadRequest
+}
+
 // KindOf returns the kind of the first *Error in err's chain, or "".
 func KindOf(err error) ErrorKind {
 	var e *Error

@@ -66,6 +66,15 @@ func TestErrors(t *testing.T) {
 	require.False(t, llm.IsRetriable(errors.New("plain")))
 }
 
+func TestStatusKind(t *testing.T) {
+	for status, want := range map[int]llm.ErrorKind{
+		400: llm.BadRequest, 401: llm.Auth, 403: llm.Auth, 404: llm.BadRequest, 408: llm.Timeout,
+		413: llm.BadRequest, 422: llm.BadRequest, 429: llm.RateLimited, 500: llm.Server, 503: llm.Server, 529: llm.Server,
+	} {
+		require.Equal(t, want, llm.StatusKind(status), "HTTP %d", status)
+	}
+}
+
 func TestContextError(t *testing.T) {
 	require.Nil(t, llm.ContextError(context.Background()))
 	ctx, cancel := context.WithCancel(context.Background())

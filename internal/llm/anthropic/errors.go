@@ -67,20 +67,9 @@ var isNetwork = wire.IsNetwork
 // server's Retry-After.
 func (p *Provider) fromStatus(se *statusError) *llm.Error {
 	typ, msg := errorBody(se.Body)
-	e := &llm.Error{Status: se.Status, Message: msg, Err: se}
-	switch s := se.Status; {
-	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		e.Kind = llm.Auth
-	case s == http.StatusTooManyRequests:
-		e.Kind = llm.RateLimited
-	case s == http.StatusRequestTimeout:
-		e.Kind = llm.Timeout
-	case s >= 500:
-		e.Kind = llm.Server
-	case contextTooLong(msg, se.Body):
+	e := &llm.Error{Kind: llm.StatusKind(se.Status), Status: se.Status, Message: msg, Err: se}
+	if e.Kind == llm.BadRequest && contextTooLong(msg, se.Body) {
 		e.Kind = llm.ContextTooLong
-	default:
-		e.Kind = llm.BadRequest
 	}
 	if typ != "" && e.Message != "" {
 		e.Message = typ + ": " + e.Message

@@ -57,22 +57,13 @@ func (p *Provider) classify(ctx context.Context, err error, streamed bool) *llm.
 // isNetwork reports transport-level failures.
 var isNetwork = wire.IsNetwork
 
-// fromStatus maps an HTTP error response.
+// fromStatus maps an HTTP error response (llm.StatusKind; a 4xx naming the
+// context length is ContextTooLong). RateLimited and Server keep the
+// server's Retry-After.
 func (p *Provider) fromStatus(se *statusError) *llm.Error {
-	e := &llm.Error{Status: se.Status, Message: errorMessage(se.Body), Err: se}
-	switch s := se.Status; {
-	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		e.Kind = llm.Auth
-	case s == http.StatusTooManyRequests:
-		e.Kind = llm.RateLimited
-	case s == http.StatusRequestTimeout:
-		e.Kind = llm.Timeout
-	case s >= 500:
-		e.Kind = llm.Server
-	case contextTooLong(se.Body):
+	e := &llm.Error{Kind: llm.StatusKind(se.Status), Status: se.Status, Message: errorMessage(se.Body), Err: se}
+	if e.Kind == llm.BadRequest && contextTooLong(se.Body) {
 		e.Kind = llm.ContextTooLong
-	default:
-		e.Kind = llm.BadRequest
 	}
 	if e.Kind == llm.RateLimited || e.Kind == llm.Server {
 		e.RetryAfter = parseRetryAfter(se.Header, p.cfg.Now())
