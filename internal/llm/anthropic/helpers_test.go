@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
 // reply is one scripted HTTP response of the fake server.
@@ -99,29 +99,10 @@ func (s *fakeServer) requests() []captured {
 	return append([]captured(nil), s.reqs...)
 }
 
-// sleeps records the delays of the injected Sleep.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeps) all() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
-}
-
 // newTestProvider returns a Provider for s with a fake sleep; mod adjusts the
 // config.
-func newTestProvider(s *fakeServer, sl *sleeps, mod ...func(*Config)) *Provider {
-	cfg := Config{BaseURL: s.URL, APIKey: "sk-ant-test-secret-123", Sleep: sl.sleep, RetryBaseDelay: 100 * time.Millisecond}
+func newTestProvider(s *fakeServer, sl *llmtest.Sleeps, mod ...func(*Config)) *Provider {
+	cfg := Config{BaseURL: s.URL, APIKey: "sk-ant-test-secret-123", Sleep: sl.Sleep, RetryBaseDelay: 100 * time.Millisecond}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -144,26 +125,6 @@ func simpleRequest() *llm.Request {
 	return &llm.Request{Model: "claude-test", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
 }
 
-// quote encodes s as a JSON string literal, escaping only what JSON requires
-// and leaving every other byte (even a broken UTF-8 sequence) as it is.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // frame is one SSE frame as Anthropic writes it.
 func frame(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
 
@@ -181,7 +142,7 @@ func textStart(i int) string {
 }
 
 func textDelta(i int, s string) string {
-	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, quote(s)))
+	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, llmtest.Quote(s)))
 }
 
 func thinkingStart(i int) string {
@@ -189,7 +150,7 @@ func thinkingStart(i int) string {
 }
 
 func thinkingDelta(i int, s string) string {
-	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, i, quote(s)))
+	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, i, llmtest.Quote(s)))
 }
 
 func signatureDelta(i int) string {
@@ -197,11 +158,11 @@ func signatureDelta(i int) string {
 }
 
 func toolStart(i int, id, name string) string {
-	return frame("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%s,"name":%s,"input":{}}}`, i, quote(id), quote(name)))
+	return frame("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%s,"name":%s,"input":{}}}`, i, llmtest.Quote(id), llmtest.Quote(name)))
 }
 
 func jsonDelta(i int, s string) string {
-	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, quote(s)))
+	return frame("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, llmtest.Quote(s)))
 }
 
 func blockStop(i int) string {
@@ -209,13 +170,13 @@ func blockStop(i int) string {
 }
 
 func msgDelta(stop string, output int) string {
-	return frame("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%s,"stop_sequence":null},"usage":{"output_tokens":%d}}`, quote(stop), output))
+	return frame("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%s,"stop_sequence":null},"usage":{"output_tokens":%d}}`, llmtest.Quote(stop), output))
 }
 
 func msgStop() string { return frame("message_stop", `{"type":"message_stop"}`) }
 
 func errorEvent(typ, msg string) string {
-	return frame("error", fmt.Sprintf(`{"type":"error","error":{"type":%s,"message":%s}}`, quote(typ), quote(msg)))
+	return frame("error", fmt.Sprintf(`{"type":"error","error":{"type":%s,"message":%s}}`, llmtest.Quote(typ), llmtest.Quote(msg)))
 }
 
 // textReply is a complete text answer made of the given deltas.
@@ -230,7 +191,7 @@ func textReply(deltas ...string) reply {
 
 // errorBodyJSON is an Anthropic error response body.
 func errorBodyJSON(typ, msg string) string {
-	return fmt.Sprintf(`{"type":"error","error":{"type":%s,"message":%s},"request_id":"req_1"}`, quote(typ), quote(msg))
+	return fmt.Sprintf(`{"type":"error","error":{"type":%s,"message":%s},"request_id":"req_1"}`, llmtest.Quote(typ), llmtest.Quote(msg))
 }
 
 // field returns the raw JSON of one top-level field of a request body ("" when

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
 // sent runs req against a server answering "ok" and returns the request the
@@ -19,7 +20,7 @@ import (
 func sent(t *testing.T, req *llm.Request, mod ...func(*Config)) captured {
 	t.Helper()
 	srv := newServer(t, textReply("ok"))
-	_, err := collect(context.Background(), newTestProvider(srv, &sleeps{}, mod...), req)
+	_, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}, mod...), req)
 	require.NoError(t, err)
 	reqs := srv.requests()
 	require.Len(t, reqs, 1)
@@ -180,7 +181,7 @@ func TestEncodingErrorsAreBadRequest(t *testing.T) {
 	}
 	srv := newServer(t, textReply("never"))
 	for i, req := range bad {
-		_, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), req)
+		_, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), req)
 		require.Equal(t, llm.BadRequest, llm.KindOf(err), "case %d", i)
 	}
 	require.Empty(t, srv.requests())
@@ -188,7 +189,7 @@ func TestEncodingErrorsAreBadRequest(t *testing.T) {
 
 func TestHeaders(t *testing.T) {
 	srv := newServer(t, textReply("ok"))
-	p := newTestProvider(srv, &sleeps{}, func(c *Config) {
+	p := newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) {
 		c.BaseURL = srv.URL + "/v1/"
 		c.Headers = map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14", "X-Trace": "abc"}
 	})
@@ -204,7 +205,7 @@ func TestHeaders(t *testing.T) {
 	require.Equal(t, "application/json", c.header.Get("Content-Type"))
 
 	srv2 := newServer(t, textReply("ok"))
-	_, err = collect(context.Background(), newTestProvider(srv2, &sleeps{}, func(c *Config) { c.APIKey = "" }), simpleRequest())
+	_, err = collect(context.Background(), newTestProvider(srv2, &llmtest.Sleeps{}, func(c *Config) { c.APIKey = "" }), simpleRequest())
 	require.NoError(t, err)
 	_, has := srv2.requests()[0].header["X-Api-Key"]
 	require.False(t, has, "no key, no header")
@@ -214,7 +215,7 @@ func TestAmbientEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-from-env")
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
 	srv := newServer(t, textReply("ok"))
-	_, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	_, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, "sk-ant-test-secret-123", srv.requests()[0].header.Get("X-Api-Key"))
 }
@@ -225,7 +226,7 @@ func TestKeyMaskedInLogs(t *testing.T) {
 	srv := newServer(t,
 		reply{status: http.StatusUnauthorized, body: errorBodyJSON("authentication_error", "invalid x-api-key")},
 		reply{status: http.StatusInternalServerError, body: "{}"}, textReply("ok"))
-	p := newTestProvider(srv, &sleeps{}, func(c *Config) {
+	p := newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) {
 		c.Logger = logger
 		c.Headers = map[string]string{"Authorization": "Bearer sk-gateway-token-456"}
 	})

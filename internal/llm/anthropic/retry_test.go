@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
 func TestRateLimitRetryAfterThenSuccess(t *testing.T) {
@@ -17,12 +18,10 @@ func TestRateLimitRetryAfterThenSuccess(t *testing.T) {
 		reply{status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": "7"},
 			body: errorBodyJSON("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")},
 		textReply("ok"))
-	sl := &sleeps{}
-	start := time.Now()
+	sl := &llmtest.Sleeps{}
 	evs, err := collect(context.Background(), newTestProvider(srv, sl), simpleRequest())
 	require.NoError(t, err)
-	require.Less(t, time.Since(start), 5*time.Second, "no real waiting")
-	require.Equal(t, []time.Duration{7 * time.Second}, sl.all())
+	require.Equal(t, []time.Duration{7 * time.Second}, sl.Durations()) // the recorder slept, not the clock
 	require.Len(t, srv.requests(), 2)
 	require.Equal(t, llm.Event{Kind: llm.EventTextDelta, Text: "ok"}, evs[0])
 }
@@ -31,10 +30,10 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	srv := newServer(t,
 		reply{status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": "3600"}, body: "{}"},
 		textReply("ok"))
-	sl := &sleeps{}
+	sl := &llmtest.Sleeps{}
 	_, err := collect(context.Background(), newTestProvider(srv, sl), simpleRequest())
 	require.NoError(t, err)
-	require.Equal(t, []time.Duration{time.Minute}, sl.all())
+	require.Equal(t, []time.Duration{time.Minute}, sl.Durations())
 }
 
 func TestServerErrorBeforeOutputIsRetriedWithBackoff(t *testing.T) {
@@ -42,11 +41,11 @@ func TestServerErrorBeforeOutputIsRetriedWithBackoff(t *testing.T) {
 		reply{status: http.StatusInternalServerError, body: errorBodyJSON("api_error", "Internal server error")},
 		reply{status: 529, body: errorBodyJSON("overloaded_error", "Overloaded")},
 		textReply("fine"))
-	sl := &sleeps{}
+	sl := &llmtest.Sleeps{}
 	evs, err := collect(context.Background(), newTestProvider(srv, sl), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, "fine", evs[0].Text)
-	d := sl.all()
+	d := sl.Durations()
 	require.Len(t, d, 2)
 	require.True(t, d[0] >= 50*time.Millisecond && d[0] <= 100*time.Millisecond, "first step in [base/2, base]: %v", d[0])
 	require.True(t, d[1] >= 100*time.Millisecond && d[1] <= 200*time.Millisecond, "second step doubled: %v", d[1])
@@ -54,7 +53,7 @@ func TestServerErrorBeforeOutputIsRetriedWithBackoff(t *testing.T) {
 
 func TestRetriesExhausted(t *testing.T) {
 	srv := newServer(t, reply{status: http.StatusServiceUnavailable, body: errorBodyJSON("api_error", "down")})
-	sl := &sleeps{}
+	sl := &llmtest.Sleeps{}
 	_, err := collect(context.Background(), newTestProvider(srv, sl, func(c *Config) { c.MaxRetries = 3 }), simpleRequest())
 	var e *llm.Error
 	require.True(t, errors.As(err, &e))
@@ -62,14 +61,14 @@ func TestRetriesExhausted(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, e.Status)
 	require.Equal(t, "api_error: down", e.Message)
 	require.Len(t, srv.requests(), 4)
-	require.Len(t, sl.all(), 3)
+	require.Len(t, sl.Durations(), 3)
 }
 
 func TestErrorAfterPartialOutputIsNotRetried(t *testing.T) {
 	srv := newServer(t,
 		reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "Hal"), errorEvent("overloaded_error", "Overloaded")}},
 		textReply("never"))
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.Equal(t, []llm.Event{{Kind: llm.EventTextDelta, Text: "Hal"}}, evs)
 	var e *llm.Error
 	require.True(t, errors.As(err, &e))
@@ -81,7 +80,7 @@ func TestErrorAfterPartialOutputIsNotRetried(t *testing.T) {
 
 func TestBrokenConnectionAfterOutputIsProtocol(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "Hal")}, abort: true})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.Len(t, evs, 1)
 	require.Equal(t, llm.Protocol, llm.KindOf(err))
 	require.Len(t, srv.requests(), 1)
@@ -89,7 +88,7 @@ func TestBrokenConnectionAfterOutputIsProtocol(t *testing.T) {
 
 func TestBrokenConnectionBeforeOutputIsRetried(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0)}, abort: true}, textReply("ok"))
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, "ok", evs[0].Text)
 	require.Len(t, srv.requests(), 2)
@@ -98,11 +97,11 @@ func TestBrokenConnectionBeforeOutputIsRetried(t *testing.T) {
 func TestOverloadedErrorEventBeforeOutputIsRetried(t *testing.T) {
 	overloaded := reply{frames: []string{msgStart(1, 0, 0), ping(), errorEvent("overloaded_error", "Overloaded")}}
 	srv := newServer(t, overloaded, textReply("ok"))
-	sl := &sleeps{}
+	sl := &llmtest.Sleeps{}
 	evs, err := collect(context.Background(), newTestProvider(srv, sl), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, "ok", evs[0].Text)
-	require.Len(t, sl.all(), 1)
+	require.Len(t, sl.Durations(), 1)
 
 	srv = newServer(t, overloaded)
 	_, err = collect(context.Background(), newTestProvider(srv, sl, func(c *Config) { c.MaxRetries = -1 }), simpleRequest())
@@ -122,7 +121,7 @@ func TestErrorEventKinds(t *testing.T) {
 	}
 	for typ, want := range cases {
 		srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), errorEvent(typ, "boom")}})
-		_, err := collect(context.Background(), newTestProvider(srv, &sleeps{}, func(c *Config) { c.MaxRetries = -1 }), simpleRequest())
+		_, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) { c.MaxRetries = -1 }), simpleRequest())
 		require.Equal(t, want, llm.KindOf(err), typ)
 	}
 }
@@ -145,14 +144,14 @@ func TestHTTPErrorMapping(t *testing.T) {
 	}
 	for _, c := range cases {
 		srv := newServer(t, reply{status: c.status, body: c.body})
-		sl := &sleeps{}
+		sl := &llmtest.Sleeps{}
 		_, err := collect(context.Background(), newTestProvider(srv, sl, func(c *Config) { c.MaxRetries = -1 }), simpleRequest())
 		var e *llm.Error
 		require.True(t, errors.As(err, &e), "status %d", c.status)
 		require.Equal(t, c.want, e.Kind, "status %d: %v", c.status, err)
 		require.Equal(t, c.status, e.Status)
 		require.Len(t, srv.requests(), 1)
-		require.Empty(t, sl.all())
+		require.Empty(t, sl.Durations())
 	}
 }
 
@@ -162,7 +161,7 @@ func TestCancellationMidStream(t *testing.T) {
 	defer cancel()
 	var evs []llm.Event
 	var final error
-	for ev, err := range newTestProvider(srv, &sleeps{}).Stream(ctx, simpleRequest()) {
+	for ev, err := range newTestProvider(srv, &llmtest.Sleeps{}).Stream(ctx, simpleRequest()) {
 		if err != nil {
 			final = err
 			break
@@ -177,7 +176,7 @@ func TestCancellationMidStream(t *testing.T) {
 
 func TestRequestTimeout(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "a")}, hang: true})
-	p := newTestProvider(srv, &sleeps{}, func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
+	p := newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
 	evs, err := collect(context.Background(), p, simpleRequest())
 	require.Len(t, evs, 1)
 	require.Equal(t, llm.Timeout, llm.KindOf(err))
@@ -186,7 +185,7 @@ func TestRequestTimeout(t *testing.T) {
 func TestCanceledDuringRetryWait(t *testing.T) {
 	srv := newServer(t, reply{status: 500, body: "{}"})
 	ctx, cancel := context.WithCancel(context.Background())
-	p := newTestProvider(srv, &sleeps{}, func(c *Config) {
+	p := newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) {
 		c.Sleep = func(ctx context.Context, _ time.Duration) error { cancel(); return ctx.Err() }
 	})
 	_, err := collect(ctx, p, simpleRequest())

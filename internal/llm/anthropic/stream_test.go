@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
 func TestTextStreamingOneEventPerDelta(t *testing.T) {
@@ -15,7 +16,7 @@ func TestTextStreamingOneEventPerDelta(t *testing.T) {
 	rep := textReply("Hel", "lo, ", "wor", "ld")
 	rep.gate, rep.gateAt = gate, 4 // the second delta waits for the first to arrive
 	srv := newServer(t, rep)
-	p := newTestProvider(srv, &sleeps{})
+	p := newTestProvider(srv, &llmtest.Sleeps{})
 
 	var evs []llm.Event
 	for ev, err := range p.Stream(context.Background(), simpleRequest()) {
@@ -43,7 +44,7 @@ func TestThinkingThenText(t *testing.T) {
 		textStart(1), textDelta(1, "The answer"), textDelta(1, " is 4."), blockStop(1),
 		msgDelta("end_turn", 30), msgStop(),
 	}})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, []llm.Event{
 		{Kind: llm.EventReasoningDelta, Text: "Let me "},
@@ -64,7 +65,7 @@ func TestOneToolUse(t *testing.T) {
 		blockStop(1),
 		msgDelta("tool_use", 12), msgStop(),
 	}})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, []llm.Event{
 		{Kind: llm.EventTextDelta, Text: "Checking."},
@@ -88,7 +89,7 @@ func TestTwoToolUsesWithFragmentsSplitInsideUTF8(t *testing.T) {
 		toolStart(1, "toolu_b", "weather"), jsonDelta(1, tokyo[:cutT]), jsonDelta(1, tokyo[cutT:]), blockStop(1),
 		msgDelta("tool_use", 9), msgStop(),
 	}})
-	p := newTestProvider(srv, &sleeps{})
+	p := newTestProvider(srv, &llmtest.Sleeps{})
 	evs, err := collect(context.Background(), p, simpleRequest())
 	require.NoError(t, err)
 	var frags [2][]string
@@ -121,7 +122,7 @@ func TestToolUseWithoutInputDeltas(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{
 		msgStart(5, 0, 0), toolStart(0, "toolu_x", "now"), blockStop(0), msgDelta("tool_use", 3), msgStop(),
 	}})
-	resp, err := llm.Collect(newTestProvider(srv, &sleeps{}).Stream(context.Background(), simpleRequest()))
+	resp, err := llm.Collect(newTestProvider(srv, &llmtest.Sleeps{}).Stream(context.Background(), simpleRequest()))
 	require.NoError(t, err)
 	require.Equal(t, []llm.ToolCall{{ID: "toolu_x", Name: "now", Arguments: "{}"}}, resp.Message.ToolCalls)
 }
@@ -133,7 +134,7 @@ func TestUsageWithCacheAndPricing(t *testing.T) {
 			`"usage":{"input_tokens":null,"cache_read_input_tokens":60,"output_tokens":7}}`),
 		msgStop(),
 	}})
-	p := newTestProvider(srv, &sleeps{}, func(c *Config) {
+	p := newTestProvider(srv, &llmtest.Sleeps{}, func(c *Config) {
 		c.Pricing = map[string]llm.Pricing{"claude-test": {InputPer1K: 3, CachedInputPer1K: 0.3, OutputPer1K: 15}}
 	})
 	resp, err := llm.Collect(p.Stream(context.Background(), simpleRequest()))
@@ -157,7 +158,7 @@ func TestFinishMapping(t *testing.T) {
 	for stop, want := range cases {
 		t.Run(stop, func(t *testing.T) {
 			srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), msgDelta(stop, 1), msgStop()}})
-			evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+			evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 			require.NoError(t, err)
 			require.Equal(t, llm.Event{Kind: llm.EventFinish, Finish: want}, evs[len(evs)-1])
 		})
@@ -166,7 +167,7 @@ func TestFinishMapping(t *testing.T) {
 
 func TestStreamEndingBeforeMessageStopIsProtocol(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "partial")}})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.Equal(t, llm.Protocol, llm.KindOf(err))
 	require.Len(t, evs, 1)
 	require.Len(t, srv.requests(), 1, "not retried after output")
@@ -174,7 +175,7 @@ func TestStreamEndingBeforeMessageStopIsProtocol(t *testing.T) {
 
 func TestStreamBrokenAfterStopReasonStillFinishes(t *testing.T) {
 	srv := newServer(t, reply{frames: append(textReply("a").frames[:6], msgDelta("end_turn", 2)), abort: true})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.NoError(t, err)
 	require.Equal(t, llm.Event{Kind: llm.EventFinish, Finish: llm.FinishStop}, evs[len(evs)-1])
 }
@@ -182,7 +183,7 @@ func TestStreamBrokenAfterStopReasonStillFinishes(t *testing.T) {
 func TestMalformedEventIsProtocol(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "ok"),
 		frame("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"unterminated}`)}})
-	evs, err := collect(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest())
+	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.Equal(t, llm.Protocol, llm.KindOf(err))
 	require.Len(t, evs, 1)
 }
@@ -190,7 +191,7 @@ func TestMalformedEventIsProtocol(t *testing.T) {
 func TestConsumerStopsEarly(t *testing.T) {
 	srv := newServer(t, reply{frames: textReply("a", "b").frames, hang: true})
 	n := 0
-	for _, err := range newTestProvider(srv, &sleeps{}).Stream(context.Background(), simpleRequest()) {
+	for _, err := range newTestProvider(srv, &llmtest.Sleeps{}).Stream(context.Background(), simpleRequest()) {
 		require.NoError(t, err)
 		n++
 		break
@@ -211,7 +212,7 @@ func TestStructuredThroughForcedTool(t *testing.T) {
 		msgDelta("tool_use", 8), msgStop(),
 	}})
 	schema := json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"year":{"type":"integer"}},"required":["title","year"]}`)
-	raw, _, err := llm.Structured(context.Background(), newTestProvider(srv, &sleeps{}), simpleRequest(), schema, "answer", false)
+	raw, _, err := llm.Structured(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest(), schema, "answer", false)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"title":"Dune","year":1965}`, string(raw))
 	require.JSONEq(t, `{"type":"tool","name":"answer","disable_parallel_tool_use":true}`,
