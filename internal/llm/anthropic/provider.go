@@ -33,6 +33,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // DefaultBaseURL is used when Config.BaseURL is empty.
@@ -136,7 +137,7 @@ func withDefaults(cfg Config) Config {
 		cfg.MaxTokensDefault = DefaultMaxTokens
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = wire.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -159,7 +160,7 @@ func (p *Provider) SupportsJSONSchema(string) bool { return false }
 // and error rules.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		ctx, cancel := p.callContext(ctx)
+		ctx, cancel := wire.WithTimeout(ctx, p.cfg.RequestTimeout)
 		defer cancel()
 		if req == nil {
 			yield(llm.Event{}, &llm.Error{Kind: llm.BadRequest, Message: "nil request"})
@@ -187,14 +188,6 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 	}
 }
 
-// callContext applies the per-call timeout.
-func (p *Provider) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.cfg.RequestTimeout > 0 {
-		return context.WithTimeout(ctx, p.cfg.RequestTimeout)
-	}
-	return context.WithCancel(ctx)
-}
-
 // backoff logs and waits before retry number retries+1; it returns the error
 // to yield instead when the wait is interrupted.
 func (p *Provider) backoff(ctx context.Context, model string, e *llm.Error, retries int) *llm.Error {
@@ -208,16 +201,4 @@ func (p *Provider) backoff(ctx context.Context, model string, e *llm.Error, retr
 		return &llm.Error{Kind: llm.Canceled, Message: "retry wait interrupted", Err: err}
 	}
 	return nil
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -7,10 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // Check probes a provider (or the provider of a model, if key names a model
@@ -48,18 +48,9 @@ func (r *Registry) Check(ctx context.Context, key string) error {
 	return nil
 }
 
-// versionSuffix matches a base URL that already names an API version.
-var versionSuffix = regexp.MustCompile(`/v[0-9]+$`)
-
 // modelsURL is the list-models endpoint under a base URL, following the
 // adapter's rule for chat/completions.
-func modelsURL(base string) string {
-	base = strings.TrimRight(base, "/")
-	if versionSuffix.MatchString(base) {
-		return base + "/models"
-	}
-	return base + "/v1/models"
-}
+func modelsURL(base string) string { return wire.VersionedBase(base) + "/models" }
 
 // probe sends the request and classifies the outcome.
 func (r *Registry) probe(ctx context.Context, p *provider) *llm.Error {

@@ -9,12 +9,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// The masking helpers are shared with the other adapters.
-var (
-	maskHeaders = wire.MaskHeaders
-	maskURL     = wire.MaskURL
-)
-
 // logExchange logs each HTTP exchange at debug level with credentials masked.
 func (p *Provider) logExchange(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	return wire.LogExchange(p.cfg.Logger, "llm/openai: http", req, next)

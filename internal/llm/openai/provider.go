@@ -24,8 +24,6 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
-	"regexp"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +31,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // DefaultBaseURL is used when Config.BaseURL is empty.
@@ -155,7 +154,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = wire.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -175,17 +174,8 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// versionSuffix matches a base URL that already names an API version.
-var versionSuffix = regexp.MustCompile(`/v[0-9]+$`)
-
 // endpointBase returns the URL under which "chat/completions" is resolved.
-func endpointBase(base string) string {
-	base = strings.TrimRight(base, "/")
-	if versionSuffix.MatchString(base) {
-		return base + "/"
-	}
-	return base + "/v1/"
-}
+func endpointBase(base string) string { return wire.VersionedBase(base) + "/" }
 
 // SupportsJSONSchema reports Config.JSONSchema for every model.
 func (p *Provider) SupportsJSONSchema(string) bool { return p.cfg.JSONSchema }
@@ -194,7 +184,7 @@ func (p *Provider) SupportsJSONSchema(string) bool { return p.cfg.JSONSchema }
 // and error rules.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		ctx, cancel := p.callContext(ctx)
+		ctx, cancel := wire.WithTimeout(ctx, p.cfg.RequestTimeout)
 		defer cancel()
 		u, err := p.open(ctx, req)
 		if err != nil {
@@ -203,25 +193,5 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 		}
 		defer u.s.Close()
 		newTurn(p, req.Model, yield).run(ctx, u)
-	}
-}
-
-// callContext applies the per-call timeout.
-func (p *Provider) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.cfg.RequestTimeout > 0 {
-		return context.WithTimeout(ctx, p.cfg.RequestTimeout)
-	}
-	return context.WithCancel(ctx)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

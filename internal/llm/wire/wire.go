@@ -1,6 +1,7 @@
 // Package wire is the HTTP plumbing the model adapters share: masking
-// credentials in debug logs, Retry-After parsing and jittered backoff, and
-// telling network failures apart. It knows no provider.
+// credentials in debug logs, Retry-After parsing, jittered backoff, retry
+// sleeps and per-call timeouts, versioned base URLs, and telling network
+// failures apart. It knows no provider.
 package wire
 
 import (
@@ -13,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,6 +113,28 @@ func Backoff(base time.Duration, retries int, retryAfter time.Duration) time.Dur
 	return half + rand.N(step-half+1)
 }
 
+// Sleep waits d or until ctx is done, then returning ctx's error: the
+// adapters' default Config.Sleep between retries.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WithTimeout bounds ctx by d (an adapter's per-call RequestTimeout) when d
+// is positive; either way the caller must call the returned cancel.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
 // ParseRetryAfter reads retry-after-ms or Retry-After (seconds or an HTTP
 // date), capped at MaxRetryAfter; 0 when absent or unparsable.
 func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
@@ -128,6 +152,20 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return min(max(d, 0), MaxRetryAfter)
+}
+
+// versionSuffix matches a base URL that already names an API version.
+var versionSuffix = regexp.MustCompile(`/v[0-9]+$`)
+
+// VersionedBase returns an OpenAI-compatible base URL without trailing
+// slashes, with "/v1" appended unless its path already ends in a version
+// segment (/v<digits>): the prefix of chat/completions, models, ….
+func VersionedBase(base string) string {
+	base = strings.TrimRight(base, "/")
+	if versionSuffix.MatchString(base) {
+		return base
+	}
+	return base + "/v1"
 }
 
 // IsNetwork reports transport-level failures.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -26,6 +27,11 @@ func TestMasking(t *testing.T) {
 	require.NotContains(t, got, "sk-1")
 	require.NotContains(t, got, "pw")
 	require.Contains(t, got, "x=2")
+
+	h = http.Header{"Authorization": {"Bearer sk-1"}, "Api-Key": {"k"}, "X-Trace": {"t"}}
+	require.Equal(t, []string{"Api-Key: ***", "Authorization: ***", "X-Trace: t"}, MaskHeaders(h))
+	u, _ = url.Parse("https://user:pw@host/v1/chat?api_key=s3cret&model=m&access_token=t0k")
+	require.Equal(t, "https://%2A%2A%2A@host/v1/chat?access_token=%2A%2A%2A&api_key=%2A%2A%2A&model=m", MaskURL(u))
 }
 
 func TestLogExchangeNeverLogsTheKey(t *testing.T) {
@@ -79,4 +85,36 @@ func TestCaptureStatusAndTruncate(t *testing.T) {
 	require.Equal(t, "HTTP 429", se.Error())
 	require.Equal(t, "abc", Truncate("abc", 5))
 	require.Equal(t, "з…", Truncate("звезда", 3), "never inside a UTF-8 sequence")
+}
+
+func TestVersionedBase(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h":            "http://h/v1",
+		"http://h/":           "http://h/v1",
+		"http://h/v1":         "http://h/v1",
+		"http://h/api/v1/":    "http://h/api/v1",
+		"http://h/v1beta":     "http://h/v1beta/v1",
+		"http://h/paas/v4":    "http://h/paas/v4",
+		"http://h:11434/api":  "http://h:11434/api/v1",
+		"https://h/openai/v1": "https://h/openai/v1",
+	} {
+		require.Equal(t, want, VersionedBase(in), in)
+	}
+}
+
+func TestSleepAndWithTimeout(t *testing.T) {
+	require.NoError(t, Sleep(context.Background(), 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, Sleep(ctx, time.Hour), context.Canceled)
+
+	ctx, cancel = WithTimeout(context.Background(), 0)
+	_, has := ctx.Deadline()
+	require.False(t, has, "no timeout")
+	cancel()
+	require.ErrorIs(t, ctx.Err(), context.Canceled)
+	ctx, cancel = WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	_, has = ctx.Deadline()
+	require.True(t, has)
 }
