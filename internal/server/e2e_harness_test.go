@@ -216,7 +216,7 @@ func (f frame) typ() string {
 	return s
 }
 
-// stream reads SSE frames from body, calling each (when not nil) as they
+// readFrames reads SSE frames from body, calling each (when not nil) as they
 // arrive, until a terminal event or the end of the body.
 func readFrames(t testing.TB, body io.Reader, each func(frame) bool) []frame {
 	t.Helper()

@@ -61,7 +61,7 @@ func BenchmarkLoad200(b *testing.B) {
 	fakeURL := fake.URL
 	h := newHarness(b, harnessOptions{modelURL: fakeURL})
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: runs, MaxConnsPerHost: 0}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: runs}}
 	var serverDelays, directDelays []time.Duration
 	var events, errs atomic.Int64
 	var peak atomic.Uint64
