@@ -39,6 +39,9 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema; sent byte for byte (property order kept)
+	// Strict asks the provider to enforce Parameters exactly (OpenAI
+	// function `strict`); providers without the option ignore it.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // ToolChoiceMode says whether and how the model must call tools.

@@ -117,8 +117,12 @@ func TestToolChoiceMapping(t *testing.T) {
 		}
 		require.JSONEq(t, c.want, field(t, body, "tool_choice"), "%+v", c.choice)
 	}
-	// Without tools the choice is not sent.
+	// Strict has no Anthropic counterpart here: it is dropped, not sent.
 	req := simpleRequest()
+	req.Tools = []llm.Tool{{Name: "f", Strict: true}}
+	require.JSONEq(t, `[{"name":"f","input_schema":{"type":"object"}}]`, field(t, sent(t, req).body, "tools"))
+	// Without tools the choice is not sent.
+	req = simpleRequest()
 	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceRequired}
 	require.Empty(t, field(t, sent(t, req).body, "tool_choice"))
 }

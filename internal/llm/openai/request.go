@@ -40,6 +40,7 @@ type wireFunction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 // build encodes req.
@@ -117,7 +118,7 @@ func (p *Provider) tools(req *llm.Request, b *built) error {
 		if len(t.Parameters) > 0 && !json.Valid(t.Parameters) {
 			return fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
 		}
-		wire[i] = wireTool{Type: "function", Function: wireFunction{t.Name, t.Description, t.Parameters}}
+		wire[i] = wireTool{Type: "function", Function: wireFunction{t.Name, t.Description, t.Parameters, t.Strict}}
 	}
 	b.opts = append(b.opts, option.WithJSONSet("tools", wire))
 	if req.ParallelToolCalls != nil {

@@ -90,6 +90,15 @@ func TestRequestOptions(t *testing.T) {
 		{"no tools: no tool_choice, no parallel_tool_calls", openai.Config{},
 			&llm.Request{Messages: user, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}, ParallelToolCalls: ptr(true)},
 			map[string]any{"tool_choice": nil, "parallel_tool_calls": nil, "tools": nil}},
+		{"strict function", openai.Config{}, &llm.Request{Messages: user,
+			Tools:      []llm.Tool{{Name: "respond", Description: "d", Parameters: json.RawMessage(schema), Strict: true}},
+			ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "respond"}, ParallelToolCalls: ptr(false)},
+			map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{
+				"name": "respond", "description": "d", "parameters": decode(schema), "strict": true}}},
+				"parallel_tool_calls": false,
+				"tool_choice":         map[string]any{"type": "function", "function": map[string]any{"name": "respond"}}}},
+		{"non-strict function: no strict key", openai.Config{}, &llm.Request{Messages: user, Tools: tools},
+			map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "f"}}}}},
 		{"json_schema response format", openai.Config{}, &llm.Request{Messages: user,
 			ResponseFormat: &llm.ResponseFormat{Type: llm.FormatJSONSchema, Name: "answer", Schema: json.RawMessage(schema), Strict: true}},
 			map[string]any{"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{
