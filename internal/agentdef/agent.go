@@ -1,6 +1,7 @@
 package agentdef
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 )
@@ -66,7 +67,20 @@ type AgentDef struct {
 	RuntimePrompts RuntimePrompts // blank members take the defaults (§ 6.2, § 6.4)
 	Tools          []string       // the enabled set: every configured tool name, in first-seen order
 	File           string         // the file it was loaded from
+
+	// Protocol is the agent's protocol block (AGENT_PROTOCOL § 5.1); nil
+	// when the agent is not a protocol agent.
+	Protocol *ProtocolBlock
+	// Advisors are the advisor declarations of a protocol agent, in file
+	// order, each as written (strict JSON, key order kept, no `type` added;
+	// see AdvisorMessages). Two entries with the same id are patches of one
+	// advisor, folded by the protocol runtime.
+	Advisors []json.RawMessage
 }
+
+// IsProtocol reports whether the agent is a protocol agent (it has a
+// protocol block).
+func (a *AgentDef) IsProtocol() bool { return a.Protocol != nil }
 
 // Icon is either a string ("emoji:📚", in Text) or a named icon with a
 // color.
@@ -94,21 +108,40 @@ type Reasoning struct {
 	Effort  Effort
 }
 
-// ToolConfig names the ordinary tools of a stage, lowercased.
+// ToolConfig names the ordinary tools of a stage, lowercased. Latents and
+// Delegates (the .latent and .delegate tools) exist only in protocol agents.
 type ToolConfig struct {
 	Backends  []string
 	Frontends []string
 	Actions   []string
+	Latents   []string
+	Delegates []string
 }
 
-// Names returns all the names: backends, then frontends, then actions.
+// Names returns all the names: backends, then frontends, actions, latents
+// and delegates.
 func (c ToolConfig) Names() []string {
-	return slices.Concat(c.Backends, c.Frontends, c.Actions)
+	return slices.Concat(c.Backends, c.Frontends, c.Actions, c.Latents, c.Delegates)
 }
 
 // Empty reports whether the config names no tool.
 func (c ToolConfig) Empty() bool {
-	return len(c.Backends)+len(c.Frontends)+len(c.Actions) == 0
+	return len(c.Backends)+len(c.Frontends)+len(c.Actions)+len(c.Latents)+len(c.Delegates) == 0
+}
+
+// without returns a copy of c without name (new slices).
+func (c ToolConfig) without(name string) ToolConfig {
+	drop := func(list []string) []string {
+		var out []string
+		for _, n := range list {
+			if n != name {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return ToolConfig{Backends: drop(c.Backends), Frontends: drop(c.Frontends), Actions: drop(c.Actions),
+		Latents: drop(c.Latents), Delegates: drop(c.Delegates)}
 }
 
 // Stage is one stage of a mode with its effective settings: a stage's own

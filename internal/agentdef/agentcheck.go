@@ -16,6 +16,9 @@ type agentEnv struct {
 	tools  map[string]ToolKind // every known tool name (files and Go implementations)
 	skills map[string]bool
 	taken  map[string]string // agent key → the file that has it
+	// delegates maps each .delegate tool (and any tool declaring
+	// `_delegate`) to the agent key it runs.
+	delegates map[string]string
 }
 
 // agentBuilder turns one decoded file into an AgentDef.
@@ -39,7 +42,7 @@ type stageSrc struct {
 // first rejection. Tool and skill names are resolved last, so a rejected
 // agent gets no warnings about them.
 func (b *agentBuilder) build() (AgentDef, error) {
-	steps := []func() error{b.identity, b.stages, b.choice, b.budget, b.modelKeys, b.unique}
+	steps := []func() error{b.identity, b.protocol, b.stages, b.choice, b.budget, b.modelKeys, b.unique}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return AgentDef{}, err
@@ -157,8 +160,15 @@ func (b *agentBuilder) maxSteps() error {
 }
 
 // choice checks toolChoice; its default is set in resolveNames, once the
-// stage's tools are known.
+// stage's tools are known. Protocol agents ignore it (AGENT_PROTOCOL § 5.1:
+// their tools live in the solution schema), with a warning.
 func (b *agentBuilder) choice() error {
+	if b.f.Protocol != nil {
+		if strings.TrimSpace(b.f.ToolChoice) != "" {
+			b.warn("toolChoice", "ignored: protocol agents do not use toolChoice")
+		}
+		return nil
+	}
 	tc := ToolChoice(strings.ToUpper(strings.TrimSpace(b.f.ToolChoice)))
 	switch tc {
 	case "", ToolChoiceAuto, ToolChoiceRequired:

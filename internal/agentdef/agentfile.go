@@ -24,6 +24,8 @@ type agentFile struct {
 	React          *stageFile          `json:"react"`
 	PlanExecute    *planExecuteFile    `json:"planExecute"`
 	RuntimePrompts runtimePromptsFile  `json:"runtimePrompts"`
+	Protocol       *protocolFile       `json:"protocol"`
+	Advisors       []json.RawMessage   `json:"advisors"`
 }
 
 type modelConfigFile struct {
@@ -41,6 +43,8 @@ type toolConfigFile struct {
 	Backends  []string `json:"backends"`
 	Frontends []string `json:"frontends"`
 	Actions   []string `json:"actions"`
+	Latents   []string `json:"latents"`   // protocol agents only; non-nil when written
+	Delegates []string `json:"delegates"` // protocol agents only; non-nil when written
 }
 
 type skillConfigFile struct {

@@ -33,6 +33,13 @@ func (b *agentBuilder) resolveNames() {
 		a.ToolChoice = DefaultToolChoice(a.Mode, a.Plain != nil && !a.Plain.ToolConfig.Empty())
 	}
 	a.RuntimePrompts = runtimePrompts(f.RuntimePrompts)
+	if a.Protocol != nil && a.Protocol.Guard != nil {
+		for _, name := range a.Protocol.Guard.Tools {
+			if !seen[name] {
+				b.warn("protocol.guard.tools", "%q is not a tool of this agent; the guard never applies to it", name)
+			}
+		}
+	}
 }
 
 // tools filters a tool config as written: names are lowercased and
@@ -51,6 +58,8 @@ func (b *agentBuilder) tools(tc opt[toolConfigFile], path string) ToolConfig {
 		{"backends", ToolBackend, tc.V.Backends, &out.Backends},
 		{"frontends", ToolFrontend, tc.V.Frontends, &out.Frontends},
 		{"actions", ToolAction, tc.V.Actions, &out.Actions},
+		{"latents", ToolLatent, tc.V.Latents, &out.Latents},
+		{"delegates", ToolDelegate, tc.V.Delegates, &out.Delegates},
 	}
 	seen := map[string]bool{}
 	for _, l := range lists {
@@ -83,6 +92,9 @@ func (b *agentBuilder) knownTool(name string, listed ToolKind, field string) boo
 		return false
 	case !ok:
 		b.warn(field, "unknown tool %q; dropped", name)
+		return false
+	case (kind == ToolLatent || kind == ToolDelegate) && b.f.Protocol == nil:
+		b.warn(field, "%q is a %s tool: only protocol agents (with a protocol block) can use it; dropped", name, kind)
 		return false
 	case kind != listed:
 		b.warn(field, "%q is a %s tool, listed with the %s tools; kept", name, kind, listed)

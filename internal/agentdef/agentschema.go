@@ -22,7 +22,9 @@ const (
 	sInt
 	sStrings
 	sObject
-	sIcon // a string or {name, color}
+	sIcon  // a string or {name, color}
+	sAny   // any JSON value, kept as written (checked later)
+	sArray // an array of any values (checked later)
 )
 
 func obj(fields map[string]*shape) *shape { return &shape{kind: sObject, fields: fields} }
@@ -42,13 +44,26 @@ func (s *shape) with(more map[string]*shape) *shape {
 var (
 	strS, boolS, numS, intS, strsS = &shape{kind: sString}, &shape{kind: sBool}, &shape{kind: sNumber},
 		&shape{kind: sInt}, &shape{kind: sStrings}
+	anyS, arrS = &shape{kind: sAny}, &shape{kind: sArray}
 
 	modelConfigShape = obj(map[string]*shape{"modelKey": strS, "temperature": numS, "top_p": numS, "max_tokens": intS,
 		"reasoning": obj(map[string]*shape{"enabled": boolS, "effort": strS})})
-	toolConfigShape = obj(map[string]*shape{"backends": strsS, "frontends": strsS, "actions": strsS})
+	toolConfigShape = obj(map[string]*shape{"backends": strsS, "frontends": strsS, "actions": strsS,
+		"latents": strsS, "delegates": strsS})
 	stageShape      = obj(map[string]*shape{"systemPrompt": strS, "modelConfig": modelConfigShape, "toolConfig": toolConfigShape})
 	callBudgetShape = obj(map[string]*shape{"maxCalls": intS, "timeoutMs": intS, "retryCount": intS})
 	iconShape       = obj(map[string]*shape{"name": strS, "color": strS})
+
+	// protocolShape is the protocol block (AGENT_PROTOCOL § 5.1).
+	protocolShape = obj(map[string]*shape{
+		"outputSchema": anyS, "inputSchema": anyS, "outputText": strS, "context": arrS,
+		"limits":         obj(map[string]*shape{"maxTurns": intS, "maxParallel": intS, "maxDelegateDepth": intS}),
+		"responseFormat": strS, "reasoningField": strS, "repairRetries": intS, "errorWindow": intS,
+		"unpathedResults": strS,
+		"approval":        obj(map[string]*shape{"requestedScopes": strS, "timeoutMs": intS}),
+		"guard": obj(map[string]*shape{"minMeanWeight": numS, "tools": strsS, "onNoVotes": strS,
+			"disagreementSpread": numS}),
+	})
 
 	agentShape = obj(map[string]*shape{
 		"key": strS, "name": strS, "role": strS, "description": strS, "icon": {kind: sIcon}, "mode": strS,
@@ -66,6 +81,8 @@ var (
 			"skill":        obj(map[string]*shape{"catalogHeader": strS, "disclosureHeader": strS, "instructionsLabel": strS}),
 			"toolAppendix": obj(map[string]*shape{"toolDescriptionTitle": strS, "afterCallHintTitle": strS}),
 		}),
+		"protocol": protocolShape,
+		"advisors": arrS,
 	})
 )
 
@@ -76,6 +93,15 @@ var (
 // no ordinary tools).
 func checkShape(n *node, s *shape, path string, warn func(field, format string, args ...any)) (*node, error) {
 	if n.kind == nNull {
+		return n, nil
+	}
+	switch s.kind {
+	case sAny:
+		return n, nil
+	case sArray:
+		if n.kind != nArray {
+			return nil, rejectf(path, "expected array, found %s", n.kind)
+		}
 		return n, nil
 	}
 	if s.kind == sIcon {
@@ -133,7 +159,8 @@ func checkFields(n *node, s *shape, path string, warn func(field, format string,
 }
 
 func typeName(k shapeKind) string {
-	return [...]string{"string", "boolean", "number", "integer", "array of strings", "object", "string or object"}[k]
+	return [...]string{"string", "boolean", "number", "integer", "array of strings", "object", "string or object",
+		"any value", "array"}[k]
 }
 
 // Where a key sits, for the rejection rules.
@@ -148,6 +175,10 @@ const (
 	locModelConfig
 	locBudget
 	locRuntimePrompts
+	locProtocol // the protocol block
+	locContext  // protocol.context and its entries
+	locAdvisors // the advisors array and its entries
+	locSchema   // a JSON Schema held by the protocol keys: never checked
 )
 
 // Legacy fields rejected at the top level and in every stage block.
@@ -195,9 +226,22 @@ func rejectedField(loc location, key string) string {
 	return ""
 }
 
-// childLocation returns the location of the value of key at loc.
+// childLocation returns the location of the value of key at loc. JSON
+// Schemas of the protocol keys (protocol.outputSchema and inputSchema, an
+// advisor's schema or answer, a context entry's schema) are locSchema: their
+// property names ("apiKey", say) are data descriptions, not settings.
 func childLocation(loc location, key string) location {
 	switch {
+	case loc == locTop && key == "protocol":
+		return locProtocol
+	case loc == locTop && key == "advisors":
+		return locAdvisors
+	case loc == locProtocol && (key == "outputSchema" || key == "inputSchema"):
+		return locSchema
+	case loc == locProtocol && key == "context":
+		return locContext
+	case (loc == locAdvisors || loc == locContext) && (key == "schema" || key == "answer"):
+		return locSchema
 	case key == "modelConfig" && (loc == locTop || loc == locStage || loc == locExecStage):
 		return locModelConfig
 	case loc == locTop:
@@ -212,6 +256,9 @@ func childLocation(loc location, key string) location {
 // findRejected returns the first rejected field of the tree, in document
 // order, or nil.
 func findRejected(n *node, path string, loc location) *rejection {
+	if loc == locSchema {
+		return nil
+	}
 	for i, e := range n.elems {
 		field := indexPath(path, i)
 		if n.kind == nObject {
@@ -221,8 +268,11 @@ func findRejected(n *node, path string, loc location) *rejection {
 			}
 		}
 		sub := locOther
-		if n.kind == nObject {
+		switch {
+		case n.kind == nObject:
 			sub = childLocation(loc, n.keys[i])
+		case loc == locAdvisors || loc == locContext:
+			sub = loc // the entries of advisors and protocol.context
 		}
 		if r := findRejected(e, field, sub); r != nil {
 			return r

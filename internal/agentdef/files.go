@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -105,5 +106,48 @@ func loadAgents(dir string, entries []os.DirEntry, env *agentEnv, src *sources, 
 		env.taken[a.Key] = path
 		out = append(out, a)
 	}
+	checkDelegateTargets(out, env, ws)
 	return out
+}
+
+// checkDelegateTargets drops from protocol agents the delegate tools whose
+// `_delegate` names no loaded protocol agent (AGENT_PROTOCOL § 4.6 DG1),
+// with a warning, as unknown tool names are dropped. "anonymous" needs no
+// agent. Dropping a tool never removes an agent, so one pass suffices.
+func checkDelegateTargets(agents []AgentDef, env *agentEnv, ws warnings) {
+	protocol := map[string]bool{}
+	for _, a := range agents {
+		protocol[a.Key] = a.Protocol != nil
+	}
+	for i := range agents {
+		a := &agents[i]
+		if a.Protocol == nil {
+			continue
+		}
+		for _, name := range slices.Clone(a.Tools) {
+			target, ok := env.delegates[name]
+			if !ok || target == anonymousDelegate || protocol[target] {
+				continue
+			}
+			why := "no agent has that key"
+			if _, exists := protocol[target]; exists {
+				why = "that agent has no protocol block"
+			}
+			ws.warn(a.File, "", "delegate tool %q runs agent %q, but %s; dropped", name, target, why)
+			a.dropTool(name)
+		}
+	}
+}
+
+// dropTool removes a tool name from the agent's enabled set and from every
+// tool config (new slices: the built agent shares nothing yet).
+func (a *AgentDef) dropTool(name string) {
+	a.Tools = slices.DeleteFunc(slices.Clone(a.Tools), func(n string) bool { return n == name })
+	a.ToolConfig = a.ToolConfig.without(name)
+	switch {
+	case a.Plain != nil:
+		a.Plain.ToolConfig = a.Plain.ToolConfig.without(name)
+	case a.React != nil:
+		a.React.ToolConfig = a.React.ToolConfig.without(name)
+	}
 }

@@ -102,7 +102,8 @@ func (l Loader) Reload(prev *Snapshot) (*Snapshot, []Warning) {
 
 // agentEnv collects what agents are checked against.
 func (l Loader) agentEnv(s *Snapshot, backends map[string]bool) *agentEnv {
-	env := &agentEnv{models: l.Models, tools: map[string]ToolKind{}, skills: map[string]bool{}, taken: map[string]string{}}
+	env := &agentEnv{models: l.Models, tools: map[string]ToolKind{}, skills: map[string]bool{}, taken: map[string]string{},
+		delegates: map[string]string{}}
 	for name, ok := range backends {
 		if ok {
 			env.tools[name] = ToolBackend
@@ -110,6 +111,9 @@ func (l Loader) agentEnv(s *Snapshot, backends map[string]bool) *agentEnv {
 	}
 	for _, t := range s.tools.list {
 		env.tools[t.Name] = t.Kind
+		if d := t.Delegate(); d != "" {
+			env.delegates[t.Name] = d
+		}
 	}
 	for _, k := range s.skills.list {
 		env.skills[k.ID] = true

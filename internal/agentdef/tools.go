@@ -20,6 +20,8 @@ const (
 	ToolBackend  ToolKind = "backend"  // *.backend: a Go implementation runs it
 	ToolFrontend ToolKind = "frontend" // *.frontend: the client answers through /submit
 	ToolAction   ToolKind = "action"   // *.action: answered "OK" at once, the client acts
+	ToolLatent   ToolKind = "latent"   // *.latent: the model writes the result (`_output`); protocol agents only
+	ToolDelegate ToolKind = "delegate" // *.delegate: a sub-run of another agent (`_delegate`); protocol agents only
 )
 
 // ToolType returns the toolType of listings: "function" for backend
@@ -36,17 +38,21 @@ type ToolDef struct {
 	Name          string // lowercased
 	Description   string // "" when the file gives none (a backend tool may keep its built-in one)
 	AfterCallHint string
-	Parameters    json.RawMessage // a JSON Schema object, property order kept
-	Strict        bool
-	ToolAPI       json.RawMessage // as written, nil when absent
-	Kind          ToolKind
-	ViewportKey   string // frontend tools: the file's basename, lowercased
-	File          string
+	// Parameters is the JSON Schema object as written (strict JSON, property
+	// order kept), meta-properties (`_`-properties, AGENT_PROTOCOL § 1.4)
+	// included; StrippedParameters is what ordinary agents see.
+	Parameters  json.RawMessage
+	Strict      bool
+	ToolAPI     json.RawMessage // as written, nil when absent
+	Kind        ToolKind
+	ViewportKey string // frontend tools: the file's basename, lowercased
+	File        string
 }
 
-// LLMTool returns the tool as offered to a model.
+// LLMTool returns the tool as offered to a model by an ordinary (non
+// protocol) agent: its parameters without meta-properties.
 func (t ToolDef) LLMTool() llm.Tool {
-	return llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	return llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.StrippedParameters()}
 }
 
 // toolNamePattern is what model APIs accept as a function name.
@@ -55,7 +61,8 @@ var toolNamePattern = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
 // emptyParameters is the schema of a tool whose file gives none.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
-var toolSuffixes = map[string]ToolKind{".backend": ToolBackend, ".frontend": ToolFrontend, ".action": ToolAction}
+var toolSuffixes = map[string]ToolKind{".backend": ToolBackend, ".frontend": ToolFrontend, ".action": ToolAction,
+	".latent": ToolLatent, ".delegate": ToolDelegate}
 
 type toolEntry struct {
 	Type          string          `json:"type"`
@@ -99,7 +106,7 @@ func loadTools(dir string, entries []os.DirEntry, backends map[string]bool, src 
 		path := filepath.Join(dir, name)
 		kind, ok := toolSuffixes[strings.ToLower(filepath.Ext(name))]
 		if !ok {
-			ws.warn(path, "", "not a .backend, .frontend or .action file; ignored")
+			ws.warn(path, "", "not a .backend, .frontend, .action, .latent or .delegate file; ignored")
 			continue
 		}
 		data, ok := src.read(path, checkToolFile, ws)
@@ -183,6 +190,9 @@ func (te toolEntry) def(kind ToolKind, path string) (ToolDef, error) {
 		t.Parameters = slices.Clone(emptyParameters)
 	} else if p[0] != '{' {
 		return ToolDef{}, rejectf("parameters", "expected a JSON Schema object")
+	}
+	if err := checkMeta(t); err != nil {
+		return ToolDef{}, err
 	}
 	if a := strings.TrimSpace(string(te.ToolAPI)); a != "" && a != "null" {
 		t.ToolAPI = te.ToolAPI

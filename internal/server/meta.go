@@ -274,6 +274,14 @@ type toolMeta struct {
 	ToolAPI     json.RawMessage `json:"toolApi,omitempty"`
 	ViewportKey string          `json:"viewportKey,omitempty"`
 	Strict      bool            `json:"strict"`
+	Scopes      *toolScopes     `json:"scopes,omitempty"` // tools that declare `_scopes` (AGENT_PROTOCOL § 5.2)
+}
+
+// toolScopes is a tool's `_scopes` allow-list: provisioned and requestable
+// scopes, in declared order.
+type toolScopes struct {
+	Provisioned []string `json:"provisioned"`
+	Requested   []string `json:"requested"`
 }
 
 // toolDetail is ToolDetail.
@@ -283,9 +291,12 @@ type toolDetail struct {
 	Parameters    json.RawMessage `json:"parameters"`
 }
 
-// toolKinds are the valid values of the kind filter.
+// toolKinds are the valid values of the kind filter. The protocol kinds
+// latent and delegate are accepted too; the error message keeps the
+// contract's wording (PLATFORM_API row 6).
 var toolKinds = map[string]agentdef.ToolKind{
 	"backend": agentdef.ToolBackend, "frontend": agentdef.ToolFrontend, "action": agentdef.ToolAction,
+	"latent": agentdef.ToolLatent, "delegate": agentdef.ToolDelegate,
 }
 
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
@@ -354,7 +365,11 @@ func (s *Server) toolDefs() []agentdef.ToolDef {
 }
 
 func summarizeTool(t agentdef.ToolDef) toolSummary {
-	return toolSummary{Key: t.Name, Name: t.Name, Description: t.Description,
+	sum := toolSummary{Key: t.Name, Name: t.Name, Description: t.Description,
 		Meta: toolMeta{Kind: string(t.Kind), ToolType: t.Kind.ToolType(), ToolAPI: t.ToolAPI,
 			ViewportKey: t.ViewportKey, Strict: t.Strict}}
+	if provisioned, requested := t.Scopes(); provisioned != nil {
+		sum.Meta.Scopes = &toolScopes{Provisioned: provisioned, Requested: requested}
+	}
+	return sum
 }

@@ -270,3 +270,52 @@ func TestMetaWithoutDefinitions(t *testing.T) {
 	require.Equal(t, "[]", string(mtGet(t, h, "/api/ap/tools").Data))
 	mtFail(t, mtGet(t, h, "/api/ap/agent?agentKey=x"), http.StatusBadRequest, "Unknown agentId: x. Available: []", `{}`)
 }
+
+// TestMetaToolsProtocolKinds: /tools lists the protocol kinds latent and
+// delegate (kind filter included) and `meta.scopes` for tools declaring
+// `_scopes` (AGENT_PROTOCOL § 5.2); other tools keep their exact output.
+func TestMetaToolsProtocolKinds(t *testing.T) {
+	files := map[string]string{
+		"tools/notes.latent": `{"tools": [{"type": "function", "name": "draft", "description": "Drafts.",
+			"parameters": {"type": "object", "properties": {"_scopes": {"const": ["input"]}, "_output": {"type": "object"}}}}]}`,
+		"tools/book.delegate": `{"tools": [{"type": "function", "name": "run_cursor_agent", "parameters": {"type": "object",
+			"properties": {"_delegate": {"const": "anonymous"},
+			"_scopes": {"type": "array", "items": {"enum": ["characters", "glossary"]}, "provisioned": ["input"]},
+			"task": {"type": "string"}}}}]}`,
+		"tools/log.action": `{"tools": [{"type": "function", "name": "log_event", "parameters": {"type": "object",
+			"properties": {"_scopes": {"type": "array", "items": {"enum": ["state", "input"]}}, "eventName": {"type": "string"}}}}]}`,
+	}
+	for k, v := range mtDefinitions {
+		files[k] = v
+	}
+	snap := mtLoad(t, files)
+	h := New(Options{Store: memory.New(), Defs: func() *agentdef.Snapshot { return snap },
+		ModelID: func(key string) string { return mtModels[key] }, BuiltinTools: mtBuiltins}).Handler()
+
+	require.JSONEq(t, `[{"key": "draft", "name": "draft", "description": "Drafts.",
+		"meta": {"kind": "latent", "toolType": "latent", "strict": false, "scopes": {"provisioned": ["input"], "requested": []}}}]`,
+		string(mtGet(t, h, "/api/ap/tools?kind=LATENT").Data))
+	require.JSONEq(t, `[{"key": "run_cursor_agent", "name": "run_cursor_agent", "description": "",
+		"meta": {"kind": "delegate", "toolType": "delegate", "strict": false,
+		"scopes": {"provisioned": ["input"], "requested": ["characters", "glossary"]}}}]`,
+		string(mtGet(t, h, "/api/ap/tools?kind=delegate").Data))
+	require.JSONEq(t, `[{"key": "log_event", "name": "log_event", "description": "",
+		"meta": {"kind": "action", "toolType": "action", "strict": false, "scopes": {"provisioned": [], "requested": ["state", "input"]}}},
+		{"key": "open", "name": "open", "description": "Opens a chapter.", "meta": {"kind": "action", "toolType": "action", "strict": false}}]`,
+		string(mtGet(t, h, "/api/ap/tools?kind=action").Data))
+	// Byte-exact for a tool without _scopes: no scopes key.
+	require.Equal(t, `[{"key":"ask","name":"ask","description":"Asks the user.","meta":{"kind":"frontend","toolType":"frontend",`+
+		`"toolApi":{"endpoint":"/x"},"viewportKey":"ask","strict":false}}]`, string(mtGet(t, h, "/api/ap/tools?kind=frontend").Data))
+	// The detail keeps the meta-properties of the parameters, as written.
+	require.JSONEq(t, `{"key": "draft", "name": "draft", "description": "Drafts.",
+		"meta": {"kind": "latent", "toolType": "latent", "strict": false, "scopes": {"provisioned": ["input"], "requested": []}},
+		"parameters": {"type": "object", "properties": {"_scopes": {"const": ["input"]}, "_output": {"type": "object"}}}}`,
+		string(mtGet(t, h, "/api/ap/tool?toolName=draft").Data))
+	require.Equal(t, []string{"draft"}, func() []string {
+		var out []string
+		for _, s := range mtData[[]toolSummary](t, mtGet(t, h, "/api/ap/tools?tag=latent")) {
+			out = append(out, s.Name)
+		}
+		return out
+	}())
+}

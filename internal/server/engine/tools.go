@@ -97,7 +97,7 @@ func (r *run) resolveTool(name string) *toolEntry {
 			t.schema.Description = def.Description
 		}
 		if len(def.Parameters) > 0 {
-			t.schema.Parameters = def.Parameters
+			t.schema.Parameters = def.StrippedParameters() // no meta-properties for ordinary agents
 		}
 	}
 	return t
