@@ -6,15 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Object is a JSON object that keeps its keys in insertion order. Setting an
 // existing key keeps its position; deleting and re-adding moves it to the end.
 // The zero value is an empty object ready to use.
 type Object struct {
-	keys []string
-	vals map[string]any
+	keys  []string
+	vals  []any          // vals[i] belongs to keys[i]
+	index map[string]int // built once the object has more than indexFrom keys
 }
+
+// indexFrom is the size above which an object keeps a key index; smaller
+// objects (most schema nodes) are searched linearly, which is faster and
+// allocates less.
+const indexFrom = 8
 
 // NewObject returns an object holding the given key/value pairs in order.
 // It panics if kv has an odd length or a key is not a string; it is meant for
@@ -23,7 +31,7 @@ func NewObject(kv ...any) *Object {
 	if len(kv)%2 != 0 {
 		panic("agentctx.NewObject: odd number of arguments")
 	}
-	o := &Object{}
+	o := &Object{keys: make([]string, 0, len(kv)/2), vals: make([]any, 0, len(kv)/2)}
 	for i := 0; i < len(kv); i += 2 {
 		o.Set(kv[i].(string), kv[i+1])
 	}
@@ -36,33 +44,66 @@ func (o *Object) Len() int { return len(o.keys) }
 // Keys returns the keys in order. The slice must not be modified.
 func (o *Object) Keys() []string { return o.keys }
 
+// find returns the position of key, or -1.
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // Get returns the value stored under key and whether the key exists.
 func (o *Object) Get(key string) (any, bool) {
-	v, ok := o.vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // Set stores value under key, appending the key if it is new.
 func (o *Object) Set(key string, value any) {
-	if o.vals == nil {
-		o.vals = map[string]any{}
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = value
+		return
 	}
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
+	o.keys = append(o.keys, key)
+	o.vals = append(o.vals, value)
+	switch {
+	case o.index != nil:
+		o.index[key] = len(o.keys) - 1
+	case len(o.keys) > indexFrom:
+		o.reindex()
 	}
-	o.vals[key] = value
+}
+
+func (o *Object) reindex() {
+	o.index = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.index[k] = i
+	}
 }
 
 // Delete removes key if present.
 func (o *Object) Delete(key string) {
-	if _, ok := o.vals[key]; !ok {
+	i := o.find(key)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, key)
-	for i, k := range o.keys {
-		if k == key {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			return
+	o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	if o.index != nil {
+		if len(o.keys) > indexFrom {
+			o.reindex()
+		} else {
+			o.index = nil
 		}
 	}
 }
@@ -80,7 +121,7 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		buf.WriteByte(':')
-		if err := encodeTo(&buf, o.vals[k]); err != nil {
+		if err := encodeTo(&buf, o.vals[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -99,6 +140,63 @@ func Encode(v any) ([]byte, error) {
 }
 
 func encodeTo(buf *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case *Object:
+		if x == nil {
+			buf.WriteString("null")
+			return nil
+		}
+		buf.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			if err := encodeTo(buf, x.vals[i]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case []any:
+		if x == nil {
+			buf.WriteString("null")
+			return nil
+		}
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeTo(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case string:
+		writeString(buf, x)
+	case bool:
+		buf.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		if !validNumber(string(x)) {
+			return fmt.Errorf("agentctx: invalid number literal %q", string(x))
+		}
+		buf.WriteString(string(x))
+	case int:
+		buf.WriteString(strconv.Itoa(x))
+	case int64:
+		buf.WriteString(strconv.FormatInt(x, 10))
+	default:
+		return encodeReflect(buf, v)
+	}
+	return nil
+}
+
+// encodeReflect encodes any other value with encoding/json, without HTML
+// escaping.
+func encodeReflect(buf *bytes.Buffer, v any) error {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -106,6 +204,106 @@ func encodeTo(buf *bytes.Buffer, v any) error {
 	}
 	buf.Truncate(buf.Len() - 1) // drop the newline Encode appends
 	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeString writes s as a JSON string the way encoding/json does with
+// HTML escaping off: control characters, quote and backslash escaped,
+// invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
+func writeString(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			buf.WriteString(s[start:i])
+			switch b {
+			case '"', '\\':
+				buf.WriteByte('\\')
+				buf.WriteByte(b)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			case '\b':
+				buf.WriteString(`\b`)
+			case '\f':
+				buf.WriteString(`\f`)
+			default:
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hexDigits[b>>4])
+				buf.WriteByte(hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\u202`)
+			buf.WriteByte(hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
+}
+
+// validNumber reports whether s is a JSON number literal.
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(s)
 }
 
 // Decode parses one JSON value into ordered form: objects become *Object,
@@ -174,9 +372,12 @@ func decodeArray(dec *json.Decoder) (any, error) {
 func Clone(v any) any {
 	switch t := v.(type) {
 	case *Object:
-		c := &Object{keys: make([]string, 0, len(t.keys)), vals: make(map[string]any, len(t.keys))}
-		for _, k := range t.keys {
-			c.Set(k, Clone(t.vals[k]))
+		c := &Object{keys: append([]string(nil), t.keys...), vals: make([]any, len(t.vals))}
+		for i, e := range t.vals {
+			c.vals[i] = Clone(e)
+		}
+		if t.index != nil {
+			c.reindex()
 		}
 		return c
 	case []any:
@@ -199,11 +400,11 @@ func Merge(dst, src any) any {
 	if !dok || !sok {
 		return Clone(src)
 	}
-	for _, k := range s.keys {
+	for i, k := range s.keys {
 		if old, ok := d.Get(k); ok {
-			d.Set(k, Merge(old, s.vals[k]))
+			d.Set(k, Merge(old, s.vals[i]))
 		} else {
-			d.Set(k, Clone(s.vals[k]))
+			d.Set(k, Clone(s.vals[i]))
 		}
 	}
 	return d
