@@ -52,19 +52,23 @@ var architecture = map[string][]string{
 	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
 	"agent":          {"llm", "tool", "agentdef", "store", "agent/agentctx"},
 	"agent/agentctx": nil,
-	"agentdef":       {"llm", "tool", "llm/models"},
+	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx"},
 	"store":          nil,
 	"store/*":        {"store"},
 	"api":            nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
 		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins"},
 	"server/auth":     nil,
-	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool"},
+	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
-	"server/builtins": {"tool", "tool/booktools", "llm", "llm/models"},
+	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "tool", "tool/booktools"},
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config"},
+
+	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
+	"agent/protocol":    {"agent/agentctx", "llm"},
+	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "cursor", "document", "pointer"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
