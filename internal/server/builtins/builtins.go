@@ -18,6 +18,14 @@
 // The book editor's agent file is generated: its system prompt is
 // booktools.SystemPrompt and its backends are every book tool, so the file
 // can never drift from the tools.
+//
+// The book editor on the solution protocol (AGENT_PROTOCOL § 6) comes from
+// bookprotocol.Files: the protocol agents bookEditorProtocol (editGate
+// advisor and guard), cursorAgent (delegate of run_cursor_agent) and
+// paragraphEditor (delegate of rewrite_paragraph), their tool files
+// (book_protocol.backend, cursor_agent.backend, book.delegate,
+// ask_user.frontend) and the viewport ask_user.html. Their Go backends are
+// bookprotocol's activities, listed in BackendNames.
 package builtins
 
 import (
@@ -30,6 +38,7 @@ import (
 	"text/template"
 
 	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -70,6 +79,13 @@ func FS() fs.FS {
 		panic(err) // reading an embed.FS does not fail
 	}
 	out[bookEditorFile] = &fstest.MapFile{Data: BookEditorFile(), Mode: 0o644}
+	protocolFiles, err := bookprotocol.Files(bookprotocol.Config{ModelKey: DefaultModelKey})
+	if err != nil {
+		panic(err) // the files are embedded and the config is fixed
+	}
+	for p, data := range protocolFiles {
+		out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
 	return out
 }
 
@@ -96,10 +112,14 @@ func BookToolNames() []string {
 }
 
 // BackendNames returns the names of every Go backend tool the server
-// provides (the book tools and the demo tools), for agentdef.Loader.Backends.
+// provides (the book tools, the protocol book activities and the demo
+// tools), for agentdef.Loader.Backends.
 func BackendNames() map[string]bool {
 	out := map[string]bool{}
 	for _, n := range BookToolNames() {
+		out[n] = true
+	}
+	for _, n := range bookprotocol.ActivityNames() {
 		out[n] = true
 	}
 	for _, t := range Backends() {

@@ -14,6 +14,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -75,7 +76,8 @@ func TestBuiltinsLoadWithoutWarnings(t *testing.T) {
 				modes[a.Key] = a.Mode
 				require.Equal(t, DefaultModelKey, a.ModelConfig.ModelKey, a.Key)
 			}
-			require.Equal(t, []string{"bookEditor", "demoAction", "demoConfirm", "demoOneshot", "demoPlanner", "demoReact", "demoSkill"}, keys)
+			require.Equal(t, []string{"bookEditor", "bookEditorProtocol", "cursorAgent", "demoAction", "demoConfirm", "demoOneshot",
+				"demoPlanner", "demoReact", "demoSkill", "paragraphEditor"}, keys)
 			require.Equal(t, agentdef.ModeReact, modes["bookEditor"])
 			require.Equal(t, agentdef.ModeOneshot, modes["demoOneshot"])
 			require.Equal(t, agentdef.ModePlanExecute, modes["demoPlanner"])
@@ -124,7 +126,34 @@ func TestBackendNames(t *testing.T) {
 	for _, n := range append(BookToolNames(), ToolCurrentTime, ToolWordCount) {
 		require.True(t, names[n], n)
 	}
-	require.Len(t, names, len(BookToolNames())+2)
+	for _, n := range bookprotocol.ActivityNames() {
+		require.True(t, names[n], n)
+	}
+	require.Len(t, names, len(BookToolNames())+len(bookprotocol.ActivityNames())+2)
+}
+
+func TestProtocolBookEditorAgents(t *testing.T) {
+	d, m := install(t, nil)
+	s, ws := agentdef.Load(d, m, allBackends())
+	require.Empty(t, ws)
+	for _, key := range []string{bookprotocol.BookEditorProtocolKey, bookprotocol.CursorAgentKey, bookprotocol.ParagraphEditorKey} {
+		a, ok := s.Agent(key)
+		require.True(t, ok, key)
+		require.True(t, a.IsProtocol(), key)
+	}
+	a, _ := s.Agent(bookprotocol.BookEditorProtocolKey)
+	require.Equal(t, bookprotocol.BookEditorPrompt(), a.React.SystemPrompt)
+	require.Equal(t, []string{"run_cursor_agent", "rewrite_paragraph"}, a.React.ToolConfig.Delegates)
+	require.Equal(t, 30.0, a.Protocol.Guard.MinMeanWeight)
+	for _, name := range []string{"run_cursor_agent", "rewrite_paragraph"} {
+		tl, ok := s.Tool(name)
+		require.True(t, ok, name)
+		require.Equal(t, agentdef.ToolDelegate, tl.Kind)
+	}
+	ask, ok := s.Tool("ask_user")
+	require.True(t, ok)
+	_, ok = s.Viewport(ask.ViewportKey)
+	require.True(t, ok, "ask_user has its viewport")
 }
 
 func TestFS(t *testing.T) {
