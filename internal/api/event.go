@@ -38,6 +38,11 @@ const (
 	TypeActionResult = "action.result"
 	TypeDocumentEdit = "document.edit" // [EXT]
 
+	// Protocol agents (AGENT_PROTOCOL § 5.3).
+	TypeAdvisorSnapshot = "advisor.snapshot"
+	TypeScopeRequest    = "scope.request"
+	TypeScopeDecision   = "scope.decision"
+
 	// History only (§ 5.3).
 	TypeReasoningSnapshot = "reasoning.snapshot"
 	TypeContentSnapshot   = "content.snapshot"
@@ -45,10 +50,14 @@ const (
 	TypeActionSnapshot    = "action.snapshot"
 )
 
-// The finish reasons of run.complete.
+// The finish reasons of run.complete. FinishMaxTurns and FinishBudget end
+// protocol runs stopped by a limit; they come with a Ledger (AGENT_PROTOCOL
+// § 4.8 LM5).
 const (
-	FinishStop    = "stop"
-	FinishTimeout = "timeout"
+	FinishStop     = "stop"
+	FinishTimeout  = "timeout"
+	FinishMaxTurns = "max_turns"
+	FinishBudget   = "budget"
 )
 
 // The toolType values of tool.start and tool.snapshot.
@@ -56,7 +65,24 @@ const (
 	ToolTypeFunction = "function"
 	ToolTypeHTML     = "html"
 	ToolTypeQLC      = "qlc"
+	// Protocol agents (AGENT_PROTOCOL § 5.3): a call the model answers
+	// itself / a call run as a sub-run of another agent.
+	ToolTypeLatent   = "latent"
+	ToolTypeDelegate = "delegate"
 )
+
+// The decisions of scope.decision (AGENT_PROTOCOL § 4.4); a client posts one
+// of the first three, DecisionTimeout is the server's.
+const (
+	DecisionApprove = "approve"
+	DecisionDeny    = "deny"
+	DecisionNarrow  = "narrow"
+	DecisionTimeout = "timeout"
+)
+
+// ScopeApprovalPrefix prefixes the toolId of a scope decision posted to
+// /submit: "scope:" + the call's toolId (AGENT_PROTOCOL § 5.4).
+const ScopeApprovalPrefix = "scope:"
 
 // The error codes of run.error (§ 3.5).
 const (

@@ -41,10 +41,105 @@ type RunStart struct {
 	AgentKey string `json:"agentKey"`
 }
 
-// RunComplete is the payload of run.complete (FinishStop or FinishTimeout).
+// RunComplete is the payload of run.complete (FinishStop or FinishTimeout;
+// a protocol run stopped by a limit ends with FinishMaxTurns or
+// FinishBudget and its Ledger).
 type RunComplete struct {
-	RunID        string `json:"runId"`
-	FinishReason string `json:"finishReason"`
+	RunID        string  `json:"runId"`
+	FinishReason string  `json:"finishReason"`
+	Ledger       *Ledger `json:"ledger,omitempty"`
+}
+
+// Ledger says what a protocol run spent when a limit stopped it
+// (AGENT_PROTOCOL § 4.8 LM5). The slices are [] when empty, never null.
+type Ledger struct {
+	Cap          string        `json:"cap"` // maxTurns, modelCalls, toolCalls, deadline
+	Turns        int           `json:"turns"`
+	ModelCalls   int           `json:"modelCalls"`
+	Repairs      int           `json:"repairs"`
+	ToolCalls    int           `json:"toolCalls"`
+	Tokens       LedgerTokens  `json:"tokens"`
+	ElapsedMs    int64         `json:"elapsedMs"`
+	PendingCalls []PendingCall `json:"pendingCalls"`
+	LastErrors   []string      `json:"lastErrors"`
+}
+
+// LedgerTokens counts the tokens a run spent.
+type LedgerTokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+}
+
+// PendingCall is a call that was still waiting when a limit stopped a run.
+type PendingCall struct {
+	ToolID    string   `json:"toolId"`
+	Tool      string   `json:"tool"`
+	WaitingOn []string `json:"waitingOn"`
+}
+
+// Warning is a non-fatal finding about an advisor opinion (weights,
+// missing entries …).
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message,omitempty"`
+}
+
+// AdvisorSnapshot is the payload of advisor.snapshot [protocol]: one
+// advisor opinion of a turn (AGENT_PROTOCOL § 5.3). Opinion holds the answer
+// fields and Weights the parsed votes {tool: 0..100}, both JSON objects in
+// the order written; RawCalls is the calls string when it could not be
+// parsed. ParentToolID is set for an opinion of a delegate's sub-run.
+type AdvisorSnapshot struct {
+	RunID        string          `json:"runId"`
+	Turn         int             `json:"turn"`
+	AdvisorID    string          `json:"advisorId"`
+	Instance     string          `json:"instance,omitempty"`
+	Opinion      json.RawMessage `json:"opinion"`
+	Weights      json.RawMessage `json:"weights"`
+	RawCalls     string          `json:"rawCalls,omitempty"`
+	Warnings     []Warning       `json:"warnings,omitempty"`
+	Consulted    bool            `json:"consulted,omitempty"`
+	ParentToolID string          `json:"parentToolId,omitempty"`
+}
+
+// ScopePreview is what one requested scope would disclose.
+type ScopePreview struct {
+	Scope string   `json:"scope"`
+	Bytes int      `json:"bytes"`
+	Keys  []string `json:"keys"`
+}
+
+// ScopeRequest is the payload of scope.request [protocol]: a call asks for
+// scopes a person must approve (AGENT_PROTOCOL §§ 5.3, 5.4). The client
+// answers through /submit with toolId = ApprovalID. Scopes are the
+// requested scopes; TimeoutMs is how long the server waits.
+type ScopeRequest struct {
+	RunID        string         `json:"runId"`
+	ToolID       string         `json:"toolId"`
+	ToolName     string         `json:"toolName"`
+	Instance     string         `json:"instance,omitempty"`
+	ApprovalID   string         `json:"approvalId"`
+	Provisioned  []string       `json:"provisioned"`
+	Scopes       []string       `json:"scopes"`
+	Preview      []ScopePreview `json:"preview"`
+	TimeoutMs    int64          `json:"timeoutMs"`
+	ParentToolID string         `json:"parentToolId,omitempty"`
+}
+
+// ScopeDecision is the payload of scope.decision [protocol]: how requested
+// scopes were decided (Decision* constants). Scopes is the effective grant
+// (provisioned first, then the approved requested scopes); By is user,
+// policy, memory or hook.
+type ScopeDecision struct {
+	RunID        string   `json:"runId"`
+	ToolID       string   `json:"toolId"`
+	ApprovalID   string   `json:"approvalId"`
+	Decision     string   `json:"decision"`
+	Scopes       []string `json:"scopes"`
+	Reason       string   `json:"reason,omitempty"`
+	By           string   `json:"by"`
+	Remember     string   `json:"remember,omitempty"`
+	ParentToolID string   `json:"parentToolId,omitempty"`
 }
 
 // ErrorInfo says why a run failed (codes of § 3.5).

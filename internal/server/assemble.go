@@ -117,12 +117,17 @@ func (a *Assembler) Agent(e agent.Event) {
 // Complete ends the run with run.complete and finishReason reason (stop or
 // timeout) after closing the open block and giving every call its end and
 // result (§ 3.3 rule 8).
-func (a *Assembler) Complete(reason string) {
+func (a *Assembler) Complete(reason string) { a.CompleteLedger(reason, nil) }
+
+// CompleteLedger is Complete with a ledger: run.complete of a protocol run
+// that a limit stopped (finishReason max_turns or budget, AGENT_PROTOCOL
+// § 4.8 LM5). A nil ledger is omitted.
+func (a *Assembler) CompleteLedger(reason string, ledger *api.Ledger) {
 	if a.ended {
 		return
 	}
 	a.finish("the run ended")
-	a.send(api.TypeRunComplete, api.RunComplete{RunID: a.runID, FinishReason: reason})
+	a.send(api.TypeRunComplete, api.RunComplete{RunID: a.runID, FinishReason: reason, Ledger: ledger})
 	a.ended = true
 }
 

@@ -74,6 +74,10 @@ type harnessOptions struct {
 	dbPath          string            // an existing database to open ("" = a new one)
 	book            []byte            // the document the harness creates (default testBook)
 	recover         bool              // mark runs left running as aborted before serving
+	// tools are extra Go backend tools (next to upper and the book tools).
+	tools []tool.Tool
+	// contextProviders resolve protocol.context provider entries.
+	contextProviders map[string]engine.ContextProvider
 }
 
 type harness struct {
@@ -136,6 +140,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	for _, bt := range booktools.Tools(booktools.Env{}) {
 		backends[bt.Name()] = true
 	}
+	for _, et := range opts.tools {
+		backends[et.Name()] = true
+	}
 	fm := newFakeModels(h.llm, opts.modelURL)
 	defs, warns := agentdef.Load(dirs, fm, backends)
 	for _, w := range warns {
@@ -174,9 +181,12 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if ft == 0 {
 		ft = 5 * time.Second
 	}
-	eng := &engine.Engine{Store: st, Models: fm, FrontendTimeout: ft,
+	eng := &engine.Engine{Store: st, Models: fm, FrontendTimeout: ft, ContextProviders: opts.contextProviders,
 		Backends: func(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
 			m := map[string]tool.Tool{"upper": upperTool()}
+			for _, et := range opts.tools {
+				m[et.Name()] = et
+			}
 			if spec.DocumentID != "" {
 				bt, err := h.docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
 				if err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/engine"
@@ -187,4 +188,72 @@ func (a *Assembler) taskEnd(typ, taskID string, e *api.TaskError) {
 	if a.task == taskID {
 		a.task = ""
 	}
+}
+
+// AdvisorSnapshot emits advisor.snapshot (AGENT_PROTOCOL § 5.3). Like every
+// event that is not text it closes the open block and ends the open calls;
+// the engine emits inline opinions before the turn's first tool.start and a
+// consulted opinion before its ConsultAdvisor result.
+func (a *Assembler) AdvisorSnapshot(p api.AdvisorSnapshot) {
+	if a.ended {
+		return
+	}
+	a.closeBlock()
+	a.endOpenCalls()
+	p.RunID = a.runID
+	if len(p.Opinion) == 0 {
+		p.Opinion = json.RawMessage(`{}`)
+	}
+	if len(p.Weights) == 0 {
+		p.Weights = json.RawMessage(`{}`)
+	}
+	a.send(api.TypeAdvisorSnapshot, p)
+}
+
+// ScopeRequest emits scope.request after the call's tool.end and before its
+// result (AGENT_PROTOCOL § 5.3). The call is p.ToolID, or for a sub-run's
+// request the top-level call it runs under (the part of p.ParentToolID
+// before the first "/"); a request for a call the stream does not know, or
+// one that already has its result, is dropped.
+func (a *Assembler) ScopeRequest(p api.ScopeRequest) {
+	if !a.scopeEvent(p.ToolID, p.ParentToolID) {
+		return
+	}
+	p.RunID = a.runID
+	p.Provisioned, p.Scopes = nonNil(p.Provisioned), nonNil(p.Scopes)
+	if p.Preview == nil {
+		p.Preview = []api.ScopePreview{}
+	}
+	a.send(api.TypeScopeRequest, p)
+}
+
+// ScopeDecision emits scope.decision before the call's result, with the
+// rules of ScopeRequest.
+func (a *Assembler) ScopeDecision(p api.ScopeDecision) {
+	if !a.scopeEvent(p.ToolID, p.ParentToolID) {
+		return
+	}
+	p.RunID = a.runID
+	p.Scopes = nonNil(p.Scopes)
+	a.send(api.TypeScopeDecision, p)
+}
+
+// scopeEvent prepares a scope event of call toolID (parent: the sub-run's
+// parent call): it reports whether the event may be sent, after closing the
+// open block and ending the open calls.
+func (a *Assembler) scopeEvent(toolID, parent string) bool {
+	if a.ended {
+		return false
+	}
+	root := toolID
+	if parent != "" {
+		root, _, _ = strings.Cut(parent, "/")
+	}
+	c := a.byID[root]
+	if c == nil || c.result {
+		return false
+	}
+	a.closeBlock()
+	a.endOpenCalls()
+	return true
 }

@@ -126,3 +126,86 @@ func TestEmitterFailInsideTask(t *testing.T) {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// AGENT_PROTOCOL § 5.3 (vectors A1, X5): an inline advisor.snapshot closes
+// the reasoning block before the first tool.start; scope.request follows
+// the call's tool.end, request.submit then scope.decision precede its
+// tool.result; scope events of a call that already has its result, or of
+// an unknown call, are dropped; a sub-run's events are accepted while their
+// top-level call runs; run.complete carries the ledger.
+func TestEmitterProtocolEvents(t *testing.T) {
+	var got []api.Event
+	a := newTestAssembler(&got)
+	got = got[:0]
+	a.Reasoning("weighing")
+	a.AdvisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "editGate", Weights: json.RawMessage(`{"replace_text":12}`)})
+	a.CallStart(engine.Call{ID: "r_call_1_0", Name: "run_cursor_agent", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate,
+		ToolParams: json.RawMessage(`{"task":"x"}`)})
+	a.CallArgs("r_call_1_0", `{"task":"x"}`)
+	a.ScopeRequest(api.ScopeRequest{ToolID: "r_call_1_0", ToolName: "run_cursor_agent", ApprovalID: "scope:r_call_1_0",
+		Provisioned: []string{"input"}, Scopes: []string{"characters", "glossary"}, TimeoutMs: 50})
+	a.Submit("scope:r_call_1_0", json.RawMessage(`{"decision":"narrow","scopes":["glossary"]}`))
+	a.ScopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", ApprovalID: "scope:r_call_1_0", Decision: api.DecisionNarrow,
+		Scopes: []string{"input", "glossary"}, By: "user"})
+	a.ScopeRequest(api.ScopeRequest{ToolID: "r_call_1_0/1_0", ToolName: "note", ApprovalID: "scope:r_call_1_0/1_0",
+		ParentToolID: "r_call_1_0"})
+	a.AdvisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "child", ParentToolID: "r_call_1_0"})
+	a.ToolResult("r_call_1_0", `{"answer":"ok"}`)
+	a.ScopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", Decision: api.DecisionApprove}) // after the result: dropped
+	a.ScopeRequest(api.ScopeRequest{ToolID: "unknown"})                                     // unknown call: dropped
+	a.TurnEnd()
+	a.Content(`{"answer":"ok"}`)
+	a.TurnEnd()
+	a.CompleteLedger(api.FinishMaxTurns, &api.Ledger{Cap: "maxTurns", Turns: 3, PendingCalls: []api.PendingCall{}, LastErrors: []string{}})
+	want := []string{
+		"reasoning.start",
+		"reasoning.delta",
+		"reasoning.end",
+		"advisor.snapshot",
+		`tool.start toolId="r_call_1_0" toolType="delegate"`,
+		`tool.args toolId="r_call_1_0"`,
+		`tool.end toolId="r_call_1_0"`,
+		`scope.request toolId="r_call_1_0"`,
+		`request.submit toolId="scope:r_call_1_0"`,
+		`scope.decision toolId="r_call_1_0"`,
+		`scope.request toolId="r_call_1_0/1_0"`,
+		"advisor.snapshot",
+		`tool.result toolId="r_call_1_0" result="{\"answer\":\"ok\"}"`,
+		"content.start",
+		"content.delta",
+		"content.end",
+		"run.complete",
+	}
+	if g := wire(t, got); !slices.Equal(g, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(want, "\n"))
+	}
+	var lines []string
+	for _, e := range got {
+		switch e.Type {
+		case api.TypeAdvisorSnapshot, api.TypeScopeRequest, api.TypeScopeDecision, api.TypeRunComplete:
+			b, err := e.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, string(b[strings.Index(string(b), `"runId"`):])) // after seq, type, timestamp
+		}
+	}
+	wantJSON := []string{
+		`"runId":"mtoewf3u","turn":1,"advisorId":"editGate","opinion":{},"weights":{"replace_text":12}}`,
+		`"runId":"mtoewf3u","toolId":"r_call_1_0","toolName":"run_cursor_agent","approvalId":"scope:r_call_1_0","provisioned":["input"],"scopes":["characters","glossary"],"preview":[],"timeoutMs":50}`,
+		`"runId":"mtoewf3u","toolId":"r_call_1_0","approvalId":"scope:r_call_1_0","decision":"narrow","scopes":["input","glossary"],"by":"user"}`,
+		`"runId":"mtoewf3u","toolId":"r_call_1_0/1_0","toolName":"note","approvalId":"scope:r_call_1_0/1_0","provisioned":[],"scopes":[],"preview":[],"timeoutMs":0,"parentToolId":"r_call_1_0"}`,
+		`"runId":"mtoewf3u","turn":1,"advisorId":"child","opinion":{},"weights":{},"parentToolId":"r_call_1_0"}`,
+		`"runId":"mtoewf3u","finishReason":"max_turns","ledger":{"cap":"maxTurns","turns":3,"modelCalls":0,"repairs":0,"toolCalls":0,"tokens":{"prompt":0,"completion":0},"elapsedMs":0,"pendingCalls":[],"lastErrors":[]}}`,
+	}
+	if !slices.Equal(lines, wantJSON) {
+		t.Fatalf("payloads:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(wantJSON, "\n"))
+	}
+	// Nothing after the terminal event.
+	n := len(got)
+	a.AdvisorSnapshot(api.AdvisorSnapshot{AdvisorID: "late"})
+	a.CompleteLedger(api.FinishStop, nil)
+	if len(got) != n {
+		t.Errorf("events after the terminal one: %v", wire(t, got[n:]))
+	}
+}

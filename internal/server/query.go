@@ -281,7 +281,7 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	subject, _ := auth.SubjectFrom(ctx)
 	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
 		Message: q.req.Message, Params: rq.Params, DocumentID: q.docID, ContinuePlan: continuePlan(q.req.Params),
-		Subject: subject}
+		Subject: subject, References: rq.References}
 	run, err := s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },

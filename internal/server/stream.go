@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/aitexteditor/aite/internal/api"
 )
 
 // The SubmitResponse statuses (§ 4.1).
@@ -87,6 +89,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, fields)
 		return
 	}
+	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
+		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
+			s.submitScope(w, sc, runID, toolID, body.Params)
+			return
+		}
+	}
 	if s.opts.Engine.Submit(runID, toolID, body.Params) {
 		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
 			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
@@ -94,4 +102,29 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
 		Detail: "No pending frontend tool found for runId=" + runID + ", toolId=" + toolID})
+}
+
+// ScopeSubmitter is implemented by executors that run protocol agents
+// (*engine.Engine): it answers a scope approval "scope:<toolId>"
+// (AGENT_PROTOCOL § 5.4). matched is false when no such approval is
+// pending; an error means params are not a valid decision for it (the
+// approval stays pending).
+type ScopeSubmitter interface {
+	SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error)
+}
+
+// submitScope answers POST /submit for a scope decision (AGENT_PROTOCOL
+// § 5.4): accepted, 200 unmatched, or 400 "Invalid scope decision: …".
+func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, toolID string, params json.RawMessage) {
+	matched, err := sc.SubmitScope(runID, toolID, params)
+	switch {
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "Invalid scope decision: "+err.Error(), nil)
+	case matched:
+		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+			Detail: "Scope decision accepted for runId=" + runID + ", toolId=" + toolID})
+	default:
+		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+			Detail: "No pending scope approval found for runId=" + runID + ", toolId=" + toolID})
+	}
 }

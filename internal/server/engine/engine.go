@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
@@ -45,6 +46,9 @@ type Spec struct {
 	ContinuePlan bool
 	// Subject is the JWT subject of the request ("" without auth).
 	Subject string
+	// References are the query's references (a protocol agent's input
+	// carries them).
+	References []api.Reference
 }
 
 // CallKind is the kind of a tool call as the stream shows it.
@@ -104,8 +108,20 @@ type Emitter interface {
 	TaskComplete(taskID string)
 	TaskCancel(taskID string)
 	TaskFail(taskID string, e api.TaskError)
-	// Complete and Fail are the terminal events.
+	// AdvisorSnapshot is advisor.snapshot (protocol agents): before the
+	// turn's first tool.start, or for a consulted advisor before the
+	// ConsultAdvisor call's result.
+	AdvisorSnapshot(p api.AdvisorSnapshot)
+	// ScopeRequest is scope.request: after the call's tool.end, before its
+	// result. ScopeDecision is scope.decision: after the request.submit of a
+	// user decision, before the call's result. For the events of a
+	// delegate's sub-run, ParentToolID names the parent call.
+	ScopeRequest(p api.ScopeRequest)
+	ScopeDecision(p api.ScopeDecision)
+	// Complete and Fail are the terminal events; CompleteLedger is
+	// run.complete with the ledger of a protocol run stopped by a limit.
 	Complete(finishReason string)
+	CompleteLedger(finishReason string, ledger *api.Ledger)
 	Fail(info api.ErrorInfo)
 	// Ended reports whether a terminal event was emitted.
 	Ended() bool
@@ -133,6 +149,15 @@ type Engine struct {
 	Clock func() time.Time
 	// Logger receives the run's diagnostics (default: discarded).
 	Logger *slog.Logger
+	// ContextProviders resolve the `provider` entries of a protocol
+	// agent's protocol.context by name (AGENT_PROTOCOL § 5.1).
+	ContextProviders map[string]ContextProvider
+	// Activities returns the native protocol activities of a run by
+	// lowercase name (AGENT_PROTOCOL § 4.5); they win over Backends of the
+	// same name and run with the budget.tool timeout. edit reports an
+	// applied document edit of call toolID: the engine streams it as
+	// document.edit. Optional.
+	Activities func(ctx context.Context, spec Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error)
 
 	waits waits // pending frontend waits (runId#toolId)
 }

@@ -30,6 +30,7 @@ type recorder struct {
 	calls  map[string]Call
 	info   *api.ErrorInfo
 	plans  [][]api.PlanTask
+	ledger *api.Ledger
 	ended  bool
 }
 
@@ -73,6 +74,37 @@ func (r *recorder) plan(planID string, t []api.PlanTask) {
 
 func (r *recorder) Complete(reason string) {
 	r.add("complete:%s", reason)
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+}
+
+func (r *recorder) AdvisorSnapshot(p api.AdvisorSnapshot) {
+	r.add("advisor:%s:%s%s:%s:%s", p.AdvisorID, p.Instance, consulted(p.Consulted), p.Weights, p.ParentToolID)
+}
+func (r *recorder) ScopeRequest(p api.ScopeRequest) {
+	r.add("scope.request:%s:%s:%s:%v:%v:%s", p.ToolID, p.ToolName, p.ApprovalID, p.Provisioned, p.Scopes, p.ParentToolID)
+}
+func (r *recorder) ScopeDecision(p api.ScopeDecision) {
+	r.add("scope.decision:%s:%s:%v:%s:%s:%s", p.ToolID, p.Decision, p.Scopes, p.By, p.Reason, p.ParentToolID)
+}
+
+func consulted(b bool) string {
+	if b {
+		return ":consulted"
+	}
+	return ""
+}
+
+func (r *recorder) CompleteLedger(reason string, l *api.Ledger) {
+	if l == nil {
+		r.Complete(reason)
+		return
+	}
+	r.mu.Lock()
+	r.ledger = l
+	r.mu.Unlock()
+	r.add("complete:%s:%s", reason, l.Cap)
 	r.mu.Lock()
 	r.ended = true
 	r.mu.Unlock()

@@ -93,7 +93,13 @@ type run struct {
 // em received its terminal event (run.complete or run.error); an error only
 // for failures before anything was emitted (bad spec, storage failure while
 // loading the memory window).
+//
+// An agent with a protocol block runs through the protocol runtime instead
+// of the modes (AGENT_PROTOCOL § 5).
 func (e *Engine) Execute(ctx context.Context, spec Spec, em Emitter) error {
+	if spec.Agent.Protocol != nil {
+		return e.executeProtocol(ctx, spec, em)
+	}
 	r, err := e.newRun(ctx, spec, em)
 	if err != nil {
 		return err

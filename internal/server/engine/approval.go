@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/agent/protocol"
+	"github.com/aitexteditor/aite/internal/api"
+)
+
+// parseDecision reads the /submit params of a scope decision for req
+// (AGENT_PROTOCOL § 5.4): a JSON object {decision, scopes?, reason?,
+// remember?}. decision is approve, deny or narrow; scopes must lie inside
+// the request (requested or provisioned scopes; narrow needs it, the
+// provisioned entries are dropped since they are granted anyway); remember
+// is once, run or chat. The decision's Scopes is the granted part of the
+// requested scopes (all of them for approve, none for deny). Unknown keys
+// are rejected so that a misspelt field never changes a grant silently.
+func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.ScopeDecision, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
+		return protocol.ScopeDecision{}, errors.New("params must be a JSON object")
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "decision", "scopes", "reason", "remember":
+		default:
+			return protocol.ScopeDecision{}, fmt.Errorf("unknown field %q", k)
+		}
+	}
+	d := protocol.ScopeDecision{By: protocol.ByUser}
+	if err := stringField(fields, "decision", &d.Verdict); err != nil {
+		return d, err
+	}
+	switch d.Verdict {
+	case protocol.VerdictApprove, protocol.VerdictDeny, protocol.VerdictNarrow:
+	case "":
+		return d, errors.New("decision is required (approve, deny or narrow)")
+	default:
+		return d, fmt.Errorf("decision must be approve, deny or narrow, not %q", d.Verdict)
+	}
+	if err := stringField(fields, "reason", &d.Reason); err != nil {
+		return d, err
+	}
+	if err := stringField(fields, "remember", &d.Remember); err != nil {
+		return d, err
+	}
+	switch d.Remember {
+	case "", protocol.RememberOnce, protocol.RememberRun, protocol.RememberChat:
+	default:
+		return d, fmt.Errorf("remember must be once, run or chat, not %q", d.Remember)
+	}
+	raw, hasScopes := fields["scopes"]
+	var scopes []string
+	if hasScopes && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &scopes); err != nil {
+			return d, errors.New("scopes must be an array of strings")
+		}
+	} else if d.Verdict == protocol.VerdictNarrow {
+		return d, errors.New("narrow needs scopes: the requested scopes to grant")
+	}
+	var granted []string
+	for _, s := range scopes {
+		switch {
+		case slices.Contains(req.Requested, s):
+			if !slices.Contains(granted, s) {
+				granted = append(granted, s)
+			}
+		case slices.Contains(req.Provisioned, s):
+			// granted anyway
+		default:
+			return d, fmt.Errorf("scope %q is not part of the request (requested: %s)", s, strings.Join(req.Requested, ", "))
+		}
+	}
+	switch d.Verdict {
+	case protocol.VerdictApprove:
+		d.Scopes = slices.Clone(req.Requested)
+	case protocol.VerdictNarrow:
+		d.Scopes = granted
+	}
+	return d, nil
+}
+
+// stringField decodes fields[name] into *dst when present and not null.
+func stringField(fields map[string]json.RawMessage, name string, dst *string) error {
+	raw, ok := fields[name]
+	if !ok || string(raw) == "null" {
+		return nil
+	}
+	if json.Unmarshal(raw, dst) != nil {
+		return fmt.Errorf("%s must be a string", name)
+	}
+	return nil
+}
+
+// runWaits are the pending waits one protocol run registered in the
+// engine's waits: frontend calls (runId#toolId) and scope approvals
+// (runId#scope:<toolId>, AGENT_PROTOCOL § 5.4). Each key is registered
+// once, by whichever comes first: the event that shows it to the client
+// (tool.start, scope.request) or the code that waits for it, so a client
+// answering right after the event is never unmatched.
+type runWaits struct {
+	e     *Engine
+	runID string
+
+	mu sync.Mutex
+	m  map[string]*pendingWait // by wait key
+}
+
+// pendingWait is one registered wait.
+type pendingWait struct {
+	key string
+	ch  <-chan json.RawMessage
+	err error // the registration failed (a duplicate key)
+}
+
+func newRunWaits(e *Engine, runID string) *runWaits {
+	return &runWaits{e: e, runID: runID, m: map[string]*pendingWait{}}
+}
+
+// approvalID is the toolId a client submits a scope decision under.
+func approvalID(toolID string) string { return api.ScopeApprovalPrefix + toolID }
+
+// open registers the wait of toolID (a call id, or approvalID(call id))
+// once; later calls return the first registration. check validates the
+// submitted payloads (nil: any). A key already pending elsewhere makes the
+// wait fail.
+func (w *runWaits) open(toolID string, check func(json.RawMessage) error) *pendingWait {
+	key := waitKey(w.runID, toolID)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pw := w.m[key]; pw != nil {
+		return pw
+	}
+	pw := &pendingWait{key: key}
+	pw.ch, pw.err = w.e.waits.registerChecked(key, check)
+	w.m[key] = pw
+	return pw
+}
+
+// openScope registers the approval of req (its payloads must be valid
+// decisions for it).
+func (w *runWaits) openScope(req protocol.ScopeRequest) *pendingWait {
+	return w.open(approvalID(req.ToolID), func(p json.RawMessage) error {
+		_, err := parseDecision(p, req)
+		return err
+	})
+}
+
+// await waits for the payload of pw: up to timeout (none when timeout <=
+// 0), or until ctx is done (then ctx.Err()). A nil payload with a nil
+// error means the timeout passed; the key is gone in every case.
+func (w *runWaits) await(ctx context.Context, pw *pendingWait, timeout time.Duration) (json.RawMessage, error) {
+	defer w.forget(pw)
+	if pw.err != nil {
+		return nil, pw.err
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	select {
+	case p := <-pw.ch:
+		return p, nil
+	case <-expired:
+		p, _ := w.e.waits.drop(pw.key, pw.ch) // a submit that raced the timer still counts
+		return p, nil
+	case <-ctx.Done():
+		if p, ok := w.e.waits.drop(pw.key, pw.ch); ok {
+			return p, nil
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// awaitScope waits for the decision of req (registered with openScope).
+// It returns the decision and the submitted params; without a decision in
+// time (timeout > 0) the decision is VerdictTimeout by policy and params
+// are nil.
+func (w *runWaits) awaitScope(ctx context.Context, req protocol.ScopeRequest, timeout time.Duration) (protocol.ScopeDecision, json.RawMessage, error) {
+	p, err := w.await(ctx, w.openScope(req), timeout)
+	switch {
+	case err != nil:
+		return protocol.ScopeDecision{}, nil, err
+	case p == nil:
+		return protocol.ScopeDecision{Verdict: protocol.VerdictTimeout, By: protocol.ByPolicy,
+			Reason: fmt.Sprintf("no decision within %d ms", timeout.Milliseconds())}, nil, nil
+	}
+	d, err := parseDecision(p, req) // validated at release: cannot fail
+	return d, p, err
+}
+
+// forget removes pw from the run's registrations (its key is gone).
+func (w *runWaits) forget(pw *pendingWait) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[pw.key] == pw {
+		delete(w.m, pw.key)
+	}
+}
+
+// close drops the keys nobody waits for any more (the run ended).
+func (w *runWaits) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for key, pw := range w.m {
+		if pw.err == nil {
+			w.e.waits.drop(pw.key, pw.ch)
+		}
+		delete(w.m, key)
+	}
+}
