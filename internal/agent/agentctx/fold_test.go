@@ -47,7 +47,7 @@ func write(t *testing.T, path string, method Method, value any) Message {
 }
 
 // O2: replay of set / push / erase / merge, checked after each write.
-func TestFoldO2Replay(t *testing.T) {
+func TestVectorO2_FoldReplay(t *testing.T) {
 	log := []Message{
 		write(t, "†state.log", MethodPush, "a"),
 		write(t, "†state.log", MethodPush, "b"),
