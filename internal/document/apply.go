@@ -137,6 +137,16 @@ func (d *Document) apply(p plan) (EditResult, error) {
 	if err := v.run(); err != nil {
 		return EditResult{}, err
 	}
+	if d.preview {
+		res := EditResult{Op: p.op, Target: p.target.Pointer(), Pointer: p.target.Pointer(), Splice: p.sp}
+		if p.op == OpReplace || p.op == OpDelete {
+			res.MarkdownBefore = d.Markdown(p.target)
+		}
+		if n := v.newItem; n != nil {
+			res.MarkdownAfter = string(newSrc[n.Start:n.End])
+		}
+		return res, nil
+	}
 	res := EditResult{Op: p.op, Target: p.target.Pointer(), Splice: p.sp}
 	switch p.op {
 	case OpReplace, OpDelete:

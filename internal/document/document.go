@@ -53,6 +53,7 @@ type Document struct {
 	labels   map[string]*Item
 	version  int
 	clock    func() time.Time
+	preview  bool // apply validates only (Preview)
 }
 
 // New builds a document from a source and its full-source region. IDs are

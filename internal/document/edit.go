@@ -54,6 +54,27 @@ type plan struct {
 	noJournal        bool
 }
 
+// Preview tells what an operation (OpReplace, OpInsertBefore,
+// OpInsertAfter, OpDelete) would do without doing it: the same checks
+// refuse it with the same errors, and the result is the one the operation
+// would report, except that Pointer is the target's pointer (an inserted
+// item has no ID before it exists). The document does not change.
+func (d *Document) Preview(op Op, ptr, markdown string) (EditResult, error) {
+	d.preview = true
+	defer func() { d.preview = false }()
+	switch op {
+	case OpReplace:
+		return d.ReplaceText(ptr, markdown)
+	case OpInsertBefore:
+		return d.InsertBefore(ptr, markdown)
+	case OpInsertAfter:
+		return d.InsertAfter(ptr, markdown)
+	case OpDelete:
+		return d.Delete(ptr)
+	}
+	return EditResult{}, fmt.Errorf("%w: unknown operation %q (replace, insert_before, insert_after, delete)", ErrUnsupported, op)
+}
+
 // ReplaceText replaces the item's content. A heading stays a heading of the
 // same level (a bare title gets the original `#` prefix); list items and
 // quotes get their container prefix re-applied when the text lacks it.

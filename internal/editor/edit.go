@@ -32,6 +32,19 @@ func (s *Session) Edit(id string, op document.Op, ptr, markdown string) (documen
 	return res, err
 }
 
+// PreviewEdit tells what Edit would do without doing it (see
+// document.Document.Preview): the same refusals, the Markdown before and
+// after. The book does not change.
+func (s *Session) PreviewEdit(id string, op document.Op, ptr, markdown string) (document.EditResult, error) {
+	var res document.EditResult
+	err := s.with(id, func(b *book) error {
+		var err error
+		res, err = b.doc.Preview(op, ptr, markdown)
+		return err
+	})
+	return res, err
+}
+
 // reindex brings an index that was current before one edit up to date.
 func (b *book) reindex(ids ...int) {
 	if b.index != nil && b.index.Version() == b.doc.Version()-1 {

@@ -225,3 +225,26 @@ func TestCommandJournalUndoAcrossRuns(t *testing.T) {
 	_, err = UndoCommand(path, true)
 	require.ErrorIs(t, err, ErrChanged)
 }
+
+// PreviewEdit reports what Edit would do and changes nothing; refusals and
+// unknown books are errors as for Edit.
+func TestPreviewEdit(t *testing.T) {
+	path, src := sampleBook(t)
+	s := New()
+	_, err := s.Open(path)
+	require.NoError(t, err)
+	before, err := s.Resolve(path, "1.p1")
+	require.NoError(t, err)
+	res, err := s.PreviewEdit(path, document.OpReplace, "1.p1", "Новое вступление.")
+	require.NoError(t, err)
+	require.Equal(t, before.Markdown, res.MarkdownBefore)
+	require.Equal(t, "Новое вступление.", res.MarkdownAfter)
+	now, err := s.Source(path)
+	require.NoError(t, err)
+	require.Equal(t, src, now)
+	require.False(t, s.Books()[0].Dirty)
+	_, err = s.PreviewEdit(path, document.OpDelete, "1.1", "")
+	require.ErrorIs(t, err, document.ErrHeading)
+	_, err = s.PreviewEdit("nope", document.OpDelete, "1.1", "")
+	require.ErrorIs(t, err, ErrUnknownBook)
+}

@@ -57,6 +57,13 @@ func ok(v any) tool.Result {
 
 // failure turns a domain error into an error result the model can act on;
 // infrastructure errors stay Go errors.
+// Failure converts an editor error into the book tools' result: a bad
+// pointer is an error result with code not_found, a refused edit one with
+// code refused, anything else tool_failed; an I/O failure stays an error.
+// Hosts that check an edit without running the tool (a preview) report
+// its refusals the same way.
+func Failure(err error) (tool.Result, error) { return failure(err) }
+
 func failure(err error) (tool.Result, error) {
 	var pe *document.PointerError
 	switch {
