@@ -40,6 +40,13 @@ func (b *agentBuilder) resolveNames() {
 			}
 		}
 	}
+	if a.Protocol != nil {
+		for _, name := range a.Protocol.Approval.ConfirmTools {
+			if !seen[name] {
+				b.warn("protocol.approval.confirmTools", "%q is not a tool of this agent; no call of it can need confirmation", name)
+			}
+		}
+	}
 }
 
 // tools filters a tool config as written: names are lowercased and

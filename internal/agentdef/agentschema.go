@@ -60,7 +60,8 @@ var (
 		"limits":         obj(map[string]*shape{"maxTurns": intS, "maxParallel": intS, "maxDelegateDepth": intS}),
 		"responseFormat": strS, "reasoningField": strS, "repairRetries": intS, "errorWindow": intS,
 		"unpathedResults": strS,
-		"approval":        obj(map[string]*shape{"requestedScopes": strS, "timeoutMs": intS}),
+		"approval": obj(map[string]*shape{"requestedScopes": strS, "timeoutMs": intS, "confirmTools": strsS,
+			"calls": strS}),
 		"guard": obj(map[string]*shape{"minMeanWeight": numS, "tools": strsS, "onNoVotes": strS,
 			"disagreementSpread": numS}),
 	})

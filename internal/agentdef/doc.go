@@ -63,6 +63,12 @@
 //     from "not written" by ReasoningOff). guard weights lie in [0, 100];
 //     guard tools that are not the agent's are kept with a warning (they
 //     never match; dropping them would widen the guard to all tools).
+//   - protocol.approval.confirmTools (aite extension, edit approval) lists
+//     the tools whose calls the user confirms before they run; names are
+//     lowercased and de-duplicated, a blank one or a latent tool rejects
+//     the agent, one that is not the agent's is kept with a warning (no
+//     call of it can happen). protocol.approval.calls is ask or auto (any
+//     case).
 //   - outputSchema and inputSchema must be JSON Schema objects (resolved
 //     with jsonschema-go); outputText must name a string property of
 //     outputSchema when that lists properties. protocol.context entries must

@@ -59,6 +59,12 @@ type ProtocolLimits struct {
 type ProtocolApproval struct {
 	RequestedScopes string // "ask", "auto", "deny", or "" (not written: ask)
 	TimeoutMs       int    // 0: not written (the default)
+	// ConfirmTools are the tools whose calls the user confirms before they
+	// run (aite extension: edit approval), lowercased and de-duplicated.
+	ConfirmTools []string
+	// Calls is the confirmation policy of ConfirmTools: "ask", "auto", or
+	// "" (not written: ask).
+	Calls string
 }
 
 // ProtocolGuard is protocol.guard, the built-in minMeanWeight guard policy
@@ -108,8 +114,10 @@ type protocolFile struct {
 	ErrorWindow     *int    `json:"errorWindow"`
 	UnpathedResults string  `json:"unpathedResults"`
 	Approval        struct {
-		RequestedScopes string `json:"requestedScopes"`
-		TimeoutMs       int    `json:"timeoutMs"`
+		RequestedScopes string   `json:"requestedScopes"`
+		TimeoutMs       int      `json:"timeoutMs"`
+		ConfirmTools    []string `json:"confirmTools"`
+		Calls           string   `json:"calls"`
 	} `json:"approval"`
 	Guard *struct {
 		MinMeanWeight      *float64 `json:"minMeanWeight"`
@@ -144,6 +152,12 @@ func (b *agentBuilder) protocol() error {
 	p, err := protocolBlock(f.Protocol)
 	if err != nil {
 		return err
+	}
+	for i, name := range f.Protocol.Approval.ConfirmTools {
+		if b.env.tools[strings.ToLower(strings.TrimSpace(name))] == ToolLatent {
+			return rejectf(indexPath("protocol.approval.confirmTools", i),
+				"%q is a latent tool: the model answers its calls, nothing runs, so there is nothing to confirm", name)
+		}
 	}
 	b.a.Protocol = p
 	return b.advisors()
@@ -191,6 +205,7 @@ var (
 	reasoningFields  = []string{"_reasoningForCall", "_why"}
 	unpathedResults  = []string{"log", "drop"}
 	requestedScopes  = []string{"ask", "auto", "deny"}
+	callPolicies     = []string{"ask", "auto"}
 	onNoVotesChoices = []string{"allow", "deny"}
 	advisorOns       = []string{"request", "start", "finish"}
 )
@@ -255,6 +270,18 @@ func protocolBlock(f *protocolFile) (*ProtocolBlock, error) {
 	if p.Approval.RequestedScopes, err = enumField(f.Approval.RequestedScopes, requestedScopes,
 		"protocol.approval.requestedScopes"); err != nil {
 		return nil, err
+	}
+	if p.Approval.Calls, err = enumField(f.Approval.Calls, callPolicies, "protocol.approval.calls"); err != nil {
+		return nil, err
+	}
+	for i, raw := range f.Approval.ConfirmTools {
+		name := strings.ToLower(strings.TrimSpace(raw))
+		if name == "" {
+			return nil, rejectf(indexPath("protocol.approval.confirmTools", i), "blank tool name")
+		}
+		if !slices.Contains(p.Approval.ConfirmTools, name) {
+			p.Approval.ConfirmTools = append(p.Approval.ConfirmTools, name)
+		}
 	}
 	if g := f.Guard; g != nil {
 		p.Guard = &ProtocolGuard{DisagreementSpread: g.DisagreementSpread}

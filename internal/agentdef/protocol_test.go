@@ -272,6 +272,11 @@ func TestProtocolRejections(t *testing.T) {
 		{"minMeanWeight out of range", pa(`"protocol": {"guard": {"minMeanWeight": 120}}`), "protocol.guard.minMeanWeight"},
 		{"disagreementSpread out of range", pa(`"protocol": {"guard": {"disagreementSpread": -1}}`), "protocol.guard.disagreementSpread"},
 		{"guard tool blank", pa(`"protocol": {"guard": {"tools": [" "]}}`), "protocol.guard.tools[0]"},
+		{"calls unknown", pa(`"protocol": {"approval": {"calls": "deny"}}`), "protocol.approval.calls"},
+		{"confirmTools wrong type", pa(`"protocol": {"approval": {"confirmTools": "replace_text"}}`), "protocol.approval.confirmTools"},
+		{"confirm tool blank", pa(`"protocol": {"approval": {"confirmTools": ["replace_text", ""]}}`), "protocol.approval.confirmTools[1]"},
+		{"confirm tool latent", pa(`"toolConfig": {"latents": ["draft"]}, "protocol": {"approval": {"confirmTools": ["Draft"]}}`),
+			"protocol.approval.confirmTools[0]"},
 		// Context entries.
 		{"context entry not an object", pa(`"protocol": {"context": ["hi"]}`), "protocol.context[0]"},
 		{"context entry of unknown type", pa(`"protocol": {"context": [{"type": "system", "message": "m"}, {"type": "memo"}]}`),
@@ -321,6 +326,25 @@ func TestProtocolRejections(t *testing.T) {
 			require.NotEmpty(t, rs[0].Reason)
 		})
 	}
+}
+
+// Edit approval (aite extension): protocol.approval.confirmTools and calls.
+func TestProtocolConfirmTools(t *testing.T) {
+	a, ws := loadOne(t, pa(`"toolConfig": {"backends": ["replace_text", "create_targets"], "delegates": ["rewrite_paragraph"]},
+		"protocol": {"approval": {"confirmTools": ["Replace_Text", " replace_text", "rewrite_paragraph", "delete_item"], "calls": "ASK"}}`))
+	require.Equal(t, ProtocolApproval{ConfirmTools: []string{"replace_text", "rewrite_paragraph", "delete_item"}, Calls: "ask"},
+		a.Protocol.Approval, "lowercased, de-duplicated, enum lowercased")
+	require.Len(t, ws, 1, dump(ws))
+	requireWarning(t, ws, a.File, "protocol.approval.confirmTools", `"delete_item" is not a tool of this agent`)
+
+	auto, ws := loadOne(t, pa(`"protocol": {"approval": {"calls": "auto"}}`))
+	require.Empty(t, ws, dump(ws))
+	require.Equal(t, ProtocolApproval{Calls: "auto"}, auto.Protocol.Approval)
+
+	_, _, ws = loadProtocol(t, map[string]string{"x.json": pa(`"toolConfig": {"latents": ["draft"]}, "protocol": {"approval": {"confirmTools": ["draft"]}}`)})
+	rs := rejected(ws)
+	require.Len(t, rs, 1, dump(ws))
+	require.Contains(t, rs[0].Reason, "latent tool")
 }
 
 func TestProtocolRejectionReasons(t *testing.T) {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
@@ -151,6 +152,14 @@ func (a *Agent) normalizeApproval(bad func(string, ...any)) {
 	case a.Approval.Timeout < 0:
 		bad("approval.timeoutMs must not be negative")
 	}
+	switch a.Approval.Calls {
+	case "":
+		a.Approval.Calls = CallsAsk
+	case CallsAsk, CallsAuto:
+	default:
+		bad("approval.calls must be ask or auto, not %q", a.Approval.Calls)
+	}
+	a.normalizeConfirmTools(bad)
 	g := a.Guard
 	if g == nil {
 		return
@@ -168,6 +177,32 @@ func (a *Agent) normalizeApproval(bad func(string, ...any)) {
 	if g.MinMeanWeight < 0 || g.MinMeanWeight > 100 || g.DisagreementSpread < 0 || g.DisagreementSpread > 100 {
 		bad("guard weights must lie in 0..100")
 	}
+}
+
+// normalizeConfirmTools drops duplicate confirm tools and rejects names
+// that can never be confirmed: blank ones, ConsultAdvisor and declared
+// latent tools (their calls are answered by the model and never dispatched).
+func (a *Agent) normalizeConfirmTools(bad func(string, ...any)) {
+	var tools []string
+	for _, name := range a.ConfirmTools {
+		switch {
+		case name == "":
+			bad("approval.confirmTools holds a blank tool name")
+			continue
+		case name == ConsultAdvisor:
+			bad("approval.confirmTools cannot hold %s", ConsultAdvisor)
+			continue
+		}
+		for _, d := range a.Tools {
+			if d.Name == name && d.FileKind == "latent" {
+				bad("approval.confirmTools: %q is a latent tool; its calls are never dispatched and cannot be confirmed", name)
+			}
+		}
+		if !slices.Contains(tools, name) {
+			tools = append(tools, name)
+		}
+	}
+	a.ConfirmTools = tools
 }
 
 // hasOnDemandAdvisor reports whether an agent advisor has no `on` (it makes

@@ -18,7 +18,7 @@ func TestNormalizeDefaults(t *testing.T) {
 	require.Equal(t, 1, a.RepairRetries)
 	require.Equal(t, 20, a.ErrorWindow)
 	require.Equal(t, UnpathedLog, a.UnpathedResults)
-	require.Equal(t, Approval{RequestedScopes: ApprovalAsk, Timeout: 300 * time.Second}, a.Approval)
+	require.Equal(t, Approval{RequestedScopes: ApprovalAsk, Timeout: 300 * time.Second, Calls: CallsAsk}, a.Approval)
 	require.Equal(t, &GuardConfig{MinMeanWeight: 30, OnNoVotes: OnNoVotesAllow, DisagreementSpread: 50}, a.Guard)
 
 	set := &Agent{Key: "k", Limits: Limits{MaxTurns: 5, MaxParallel: 2, MaxDelegateDepth: 1}, ReasoningField: "_why",
@@ -31,7 +31,7 @@ func TestNormalizeDefaults(t *testing.T) {
 	require.Equal(t, 5, set.ErrorWindow)
 	require.Equal(t, UnpathedDrop, set.UnpathedResults)
 	require.Equal(t, FormatPrompt, set.ResponseFormat)
-	require.Equal(t, Approval{RequestedScopes: ApprovalAuto, Timeout: time.Second}, set.Approval)
+	require.Equal(t, Approval{RequestedScopes: ApprovalAuto, Timeout: time.Second, Calls: CallsAsk}, set.Approval)
 
 	neg := &Agent{Key: "k", RepairRetries: -1, ReasoningOff: true, ReasoningField: DefaultReasoningField}
 	require.NoError(t, neg.Normalize())

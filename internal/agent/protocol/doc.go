@@ -20,6 +20,8 @@
 //     repair → advice (snapshots, advice messages, OnAdvice) → drain (guard,
 //     approval, scoped view, activity / sub-run / consultation, writes) →
 //     errors fed back → output or limits (ledger).
+//   - Runtime.Confirmer, Agent.ConfirmTools and Previewer are the call
+//     confirmation extension (held calls shown together before they run).
 //
 // # Choices where the specification is silent
 //
@@ -91,6 +93,36 @@
 //     approved); an invalid narrow is reported as a deny.
 //   - The Approver runs on its own goroutine: when it outlives the timeout
 //     the decision is "timeout" (and the goroutine is left to finish).
+//
+// Call confirmation (an aite extension: § 6.3 applies edits directly until
+// Plan DAG approval gates ship; the issue wants all edits shown before they
+// apply):
+//   - Agent.ConfirmTools names explicit or delegated tools whose calls are
+//     confirmed; Approval.Calls is "ask" (default) or "auto" (no
+//     confirmation). Latent tools and ConsultAdvisor cannot be listed.
+//   - A ready call of a confirm tool passes the guard and the scope
+//     approval, gets its scoped view and, when its activity implements
+//     Previewer, a preview; then it is held. When nothing runs and nothing
+//     else is ready, every held call of the drain goes to the Confirmer in
+//     ONE CallConfirmation (ApprovalID "calls:<first tool id>", calls in
+//     index order, resolved arguments). Approved calls are then dispatched
+//     (they take their tool-call budget only now) and may unblock further
+//     calls, which may lead to a second request in the same drain.
+//   - A refused call gets call_denied (details {decision, reason,
+//     approvalId}) and a failed tool.result, and is fed back; the timeout
+//     (Approval.Timeout, shared with scope approvals) denies all with the
+//     decision "timeout"; a Confirmer error, panic, unknown verdict or id
+//     outside the request fails all with approval_failed (the decision
+//     event then says deny with the reason). No Confirmer under "ask":
+//     denied with the reason "no approver" (decision event only).
+//   - A failing preview fails that call with activity_failed without
+//     asking (the call would fail the same way). Previews of several held
+//     calls are each computed on the context as it was when the call became
+//     ready, not on the result of the others.
+//   - Events: EvConfirmRequest (only when put to a Confirmer) and
+//     EvConfirmDecision, forwarded from sub-runs with ParentToolID; the
+//     observer Hooks.OnCallDecision sees every decision. Calls held when the
+//     run stops (deadline, cancellation) are listed as pendingCalls.
 //
 // Delegates:
 //   - The sub-context's Input carries the call's resolved parameters; the

@@ -117,9 +117,10 @@ type outcome struct {
 	msgs       []agentctx.Message // appended on completion, in order
 	result     string             // tool.result payload on success
 	err        *CallError
-	dispatched bool // ran an activity, a sub-run or a consultation
-	denied     bool // refused by the guard or the approval
-	overBudget bool // the tool-call budget had no call left: not dispatched
+	dispatched bool  // ran an activity, a sub-run or a consultation
+	denied     bool  // refused by the guard or the approval
+	overBudget bool  // the tool-call budget had no call left: not dispatched
+	held       *held // waiting for its confirmation (see Confirmer)
 	modelCalls int
 	usage      llm.Usage
 	warnings   []Warning
@@ -198,9 +199,17 @@ func (r *run) drain(ctx context.Context, turn int, comp *Composition, sol *Solut
 	running := 0
 	stop := false
 	waiting := map[*Call][]string{}
+	var holding []outcome  // calls waiting for their confirmation
+	var released []outcome // confirmed calls waiting for a worker
 	for {
 		if ctx.Err() != nil {
 			stop = true
+		}
+		for !stop && len(released) > 0 && running < maxPar {
+			o := released[0]
+			released = released[1:]
+			running++
+			go func() { done <- r.release(ctx, o) }()
 		}
 		if !stop {
 			var next []*Call
@@ -236,11 +245,28 @@ func (r *run) drain(ctx context.Context, turn int, comp *Composition, sol *Solut
 			}
 			queue = next
 		}
+		if running == 0 && len(holding) > 0 && !stop {
+			// Nothing runs and nothing else is ready: one confirmation for
+			// every held call, then the approved ones run.
+			approved, err := r.confirm(ctx, turn, holding, &d)
+			if err != nil {
+				stop = true
+			} else {
+				holding, released = nil, approved
+			}
+			continue
+		}
 		if running == 0 {
 			break
 		}
 		o := <-done
 		running--
+		if o.held != nil && o.err == nil {
+			r.warn(o.warnings...)
+			o.warnings = nil
+			holding = append(holding, o)
+			continue
+		}
 		r.complete(o, &d)
 		if o.overBudget {
 			stop = true
@@ -249,6 +275,9 @@ func (r *run) drain(ctx context.Context, turn int, comp *Composition, sol *Solut
 		}
 	}
 
+	for _, o := range append(holding, released...) { // the run stopped while they waited
+		r.pending = append(r.pending, PendingCall{ToolID: o.call.ToolID, Tool: o.call.Tool})
+	}
 	for _, c := range queue {
 		if stop {
 			r.pending = append(r.pending, PendingCall{ToolID: c.ToolID, Tool: c.Tool, WaitingOn: waiting[c]})
@@ -342,16 +371,12 @@ func (r *run) latent(comp *Composition, opinions []Opinion, c *Call, t *Tool) ou
 }
 
 // execute runs one ready call's pipeline on a drain worker: guard →
-// approval → scoped view → dispatch. snap is the context when the call
-// became ready; call.Args are resolved.
+// approval → scoped view → dispatch, or → preview and hold for a call to
+// confirm (see Confirmer). snap is the context when the call became ready;
+// call.Args are resolved.
 func (r *run) execute(ctx context.Context, snap agentctx.Context, comp *Composition, opinions []Opinion, call *Call, t *Tool) (o outcome) {
 	o = outcome{call: call, tool: t}
-	defer func() {
-		if p := recover(); p != nil {
-			o.msgs, o.result = nil, ""
-			o.fail(CodeActivityFailed, "%s failed: panic: %v", describe(call), p)
-		}
-	}()
+	defer recoverCall(&o)
 	if t.Name != ConsultAdvisor {
 		deny, warns := r.guardVerdict(call, r.callTally(comp, opinions, call))
 		o.warnings = warns
@@ -375,20 +400,46 @@ func (r *run) execute(ctx context.Context, snap agentctx.Context, comp *Composit
 	if len(granted) > 0 {
 		view = Scope(snap, call.Instance, granted)
 	}
+	if r.confirms(t) {
+		r.hold(ctx, snap, view, call, t, &o)
+		return o
+	}
+	r.dispatch(ctx, snap, comp, view, call, t, &o)
+	return o
+}
+
+// release dispatches a confirmed call on a drain worker.
+func (r *run) release(ctx context.Context, held outcome) (o outcome) {
+	o = outcome{call: held.call, tool: held.tool}
+	defer recoverCall(&o)
+	r.dispatch(ctx, held.held.snap, nil, held.held.view, o.call, o.tool, &o)
+	return o
+}
+
+// recoverCall turns a panic of a call's pipeline into activity_failed.
+func recoverCall(o *outcome) {
+	if p := recover(); p != nil {
+		o.msgs, o.result, o.held = nil, "", nil
+		o.fail(CodeActivityFailed, "%s failed: panic: %v", describe(o.call), p)
+	}
+}
+
+// dispatch takes one tool call from the budget and runs the call by kind.
+// comp is only needed for a consultation (never held).
+func (r *run) dispatch(ctx context.Context, snap agentctx.Context, comp *Composition, view []agentctx.Message, call *Call, t *Tool, o *outcome) {
 	if !r.budget.take(false) {
 		o.overBudget = true
-		return o
+		return
 	}
 	o.dispatched = true
 	switch {
 	case t.Name == ConsultAdvisor:
-		r.consult(ctx, snap, comp, call, &o)
+		r.consult(ctx, snap, comp, call, o)
 	case t.Kind == KindDelegated:
-		r.delegate(ctx, view, call, t, &o)
+		r.delegate(ctx, view, call, t, o)
 	default:
-		r.activity(ctx, view, call, t, &o)
+		r.activity(ctx, view, call, t, o)
 	}
-	return o
 }
 
 // activity dispatches an explicit call to its registered activity (§4.5).

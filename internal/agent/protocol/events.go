@@ -29,6 +29,11 @@ const (
 	// EvScopeRequest / EvScopeDecision: the approval of requested scopes.
 	EvScopeRequest  EventType = "scope.request"
 	EvScopeDecision EventType = "scope.decision"
+	// EvConfirmRequest / EvConfirmDecision: the confirmation of held calls
+	// (aite extension, see Confirmer); Confirm is the request, Confirmed the
+	// decision (with Confirm set too).
+	EvConfirmRequest  EventType = "confirm.request"
+	EvConfirmDecision EventType = "confirm.decision"
 	// EvOutput: the run's output; Text is the outputText field (or the
 	// compact JSON of the output), Output the value.
 	EvOutput EventType = "output"
@@ -73,6 +78,9 @@ type Event struct {
 	Tallies  []Tally
 	Request  *ScopeRequest
 	Decision *ScopeDecision
+
+	Confirm   *CallConfirmation
+	Confirmed *ConfirmDecision
 
 	Text         string
 	Output       any

@@ -32,6 +32,10 @@ type Runtime struct {
 	// Approver decides requested scopes under the policy "ask". Nil with
 	// "ask" denies with the reason "no approver".
 	Approver Approver
+	// Confirmer confirms the held calls of Agent.ConfirmTools under the
+	// policy Approval.Calls "ask" (aite extension). Nil with "ask" denies
+	// them with the reason "no approver".
+	Confirmer Confirmer
 	// Clock stamps writes (`_date`) and measures elapsed time; nil means
 	// time.Now. Deadlines always use the real clock.
 	Clock func() time.Time
@@ -186,6 +190,7 @@ func (t *tree) newRun(a *Agent, parentToolID string, depth int, parent *budget, 
 // forwarded lists the event types of a sub-run that reach the sink (DG6).
 var forwarded = map[EventType]bool{
 	EvRunStart: true, EvAdvisorSnapshot: true, EvScopeRequest: true, EvScopeDecision: true, EvStep: true,
+	EvConfirmRequest: true, EvConfirmDecision: true,
 }
 
 // events reports whether events are wanted at all (no sink: no payload).

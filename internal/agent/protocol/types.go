@@ -29,6 +29,7 @@ const (
 	CodeScopeDenied           Code = "scope_denied"
 	CodeScopeNarrowInvalid    Code = "scope_narrow_invalid"
 	CodeApprovalFailed        Code = "approval_failed"
+	CodeCallDenied            Code = "call_denied" // aite extension: a confirmation was refused (see Confirmer)
 	CodeActivityFailed        Code = "activity_failed"
 	CodeActivityTimeout       Code = "activity_timeout"
 	CodeDelegateNoResult      Code = "delegate_no_result"
@@ -109,10 +110,15 @@ type Limits struct {
 	RunTimeout       time.Duration // 0 = none
 }
 
-// Approval is the approval policy of requested scopes (§4.4 AP3, AP6).
+// Approval is the approval policy of requested scopes (§4.4 AP3, AP6) and,
+// as an aite extension, of the calls of Agent.ConfirmTools (see Confirmer).
 type Approval struct {
 	RequestedScopes string        // "ask" (default), "auto", "deny"
-	Timeout         time.Duration // default 300 s
+	Timeout         time.Duration // default 300 s; also bounds a call confirmation
+	// Calls is the confirmation policy of the calls of Agent.ConfirmTools:
+	// CallsAsk (the default) holds them for the Confirmer, CallsAuto runs
+	// them without confirmation.
+	Calls string
 }
 
 // GuardConfig is the built-in minMeanWeight guard policy (§3.2).
@@ -152,8 +158,12 @@ type Agent struct {
 	ErrorWindow     int    // default 20
 	UnpathedResults string // "log" (default) or "drop"
 	Approval        Approval
-	Guard           *GuardConfig // nil = no built-in guard
-	Model           ModelInfo
+	// ConfirmTools names the explicit and delegated tools whose calls are
+	// confirmed before they run (aite extension, see Confirmer), under
+	// Approval.Calls.
+	ConfirmTools []string
+	Guard        *GuardConfig // nil = no built-in guard
+	Model        ModelInfo
 
 	cache *composeCache // set by Normalize; shared by copies of the agent
 }
@@ -462,6 +472,7 @@ type Hooks struct {
 	OnAdvice        []func(AdviceReport)
 	OnWrite         []func(agentctx.Message)
 	OnScopeDecision []func(ScopeRequest, ScopeDecision)
+	OnCallDecision  []func(CallConfirmation, ConfirmDecision) // aite extension: every call confirmation
 	OnError         []func(agentctx.ErrorInfo)
 }
 
