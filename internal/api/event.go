@@ -42,6 +42,9 @@ const (
 	TypeAdvisorSnapshot = "advisor.snapshot"
 	TypeScopeRequest    = "scope.request"
 	TypeScopeDecision   = "scope.decision"
+	// Edit approval (aite extension): held calls shown for confirmation.
+	TypeApprovalRequest  = "approval.request"
+	TypeApprovalDecision = "approval.decision"
 
 	// History only (§ 5.3).
 	TypeReasoningSnapshot = "reasoning.snapshot"
@@ -79,6 +82,16 @@ const (
 	DecisionNarrow  = "narrow"
 	DecisionTimeout = "timeout"
 )
+
+// DecisionPartial is the approval.decision of a confirmation that approved
+// some of its calls only (the others are DecisionApprove, DecisionDeny and
+// DecisionTimeout).
+const DecisionPartial = "partial"
+
+// CallApprovalPrefix prefixes the approvalId of an edit approval
+// (approval.request): "calls:" + the tool id of its first call. A client
+// posts its decision to /submit with toolId = approvalId.
+const CallApprovalPrefix = "calls:"
 
 // ScopeApprovalPrefix prefixes the toolId of a scope decision posted to
 // /submit: "scope:" + the call's toolId (AGENT_PROTOCOL § 5.4).

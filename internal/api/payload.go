@@ -142,6 +142,46 @@ type ScopeDecision struct {
 	ParentToolID string   `json:"parentToolId,omitempty"`
 }
 
+// ApprovalCall is one held call of approval.request: its parameters
+// (resolved) and the preview of what it would do (for a book edit
+// {pointer, op, oldMarkdown, newMarkdown}; null when the tool has none).
+type ApprovalCall struct {
+	ToolID     string          `json:"toolId"`
+	ToolName   string          `json:"toolName"`
+	Instance   string          `json:"instance,omitempty"`
+	ToolParams json.RawMessage `json:"toolParams"`
+	Preview    json.RawMessage `json:"preview"`
+}
+
+// ApprovalRequest is the payload of approval.request [aite extension]: the
+// held calls of one drain shown together for confirmation before they run.
+// The client answers through /submit with toolId = ApprovalID and params
+// {decision: approve|deny|partial, approved: [toolId…], reason?}.
+// TimeoutMs is how long the server waits; ParentToolID is set for the
+// calls of a delegate's sub-run.
+type ApprovalRequest struct {
+	RunID        string         `json:"runId"`
+	ApprovalID   string         `json:"approvalId"`
+	Turn         int            `json:"turn"`
+	Calls        []ApprovalCall `json:"calls"`
+	TimeoutMs    int64          `json:"timeoutMs"`
+	ParentToolID string         `json:"parentToolId,omitempty"`
+}
+
+// ApprovalDecision is the payload of approval.decision [aite extension]:
+// Decision is approve, deny, partial or timeout; Approved and Denied list
+// every call of the request; By is user or policy.
+type ApprovalDecision struct {
+	RunID        string   `json:"runId"`
+	ApprovalID   string   `json:"approvalId"`
+	Decision     string   `json:"decision"`
+	Approved     []string `json:"approved"`
+	Denied       []string `json:"denied"`
+	Reason       string   `json:"reason,omitempty"`
+	By           string   `json:"by"`
+	ParentToolID string   `json:"parentToolId,omitempty"`
+}
+
 // ErrorInfo says why a run failed (codes of § 3.5).
 type ErrorInfo struct {
 	Code      string `json:"code"`

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/llm/models"
@@ -22,6 +24,7 @@ import (
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -284,7 +287,8 @@ func (a *App) registerSample(ctx context.Context) error {
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
 	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
-		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log}
+		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
+		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools,
@@ -318,6 +322,61 @@ func (a *App) backends(ctx context.Context, spec engine.Spec) (map[string]tool.T
 		out[name] = t
 	}
 	return out, nil
+}
+
+// ProtocolActivities returns the Engine.Activities of the protocol book
+// editor over docs (AGENT_PROTOCOL § 6): bookprotocol's activities bound to
+// the run's document. They run the reused book operations through
+// Documents.BookTools, so every call holds the document's lock and every
+// applied edit is persisted as the next revision (its DocumentEdit row names
+// the run and the call); each applied edit is reported through edit, which
+// the engine streams as document.edit before the call's tool.result. A run
+// without a document gets the activities unbound: each call fails with "no
+// book is open for the book tools", which the model reads.
+func ProtocolActivities(docs *Documents) func(ctx context.Context, spec engine.Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error) {
+	return func(ctx context.Context, spec engine.Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error) {
+		if spec.DocumentID == "" {
+			return bookprotocol.Activities(booktools.Env{}), nil
+		}
+		tools, err := docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts := bookprotocol.Options{Tools: tools}
+		if edit != nil {
+			opts.OnEdit = func(_ context.Context, call *protocol.Call, e tool.Edit) { edit(call.ToolID, e) }
+		}
+		return bookprotocol.ActivitiesWith(booktools.Env{Session: docs.session, Book: spec.DocumentID}, opts), nil
+	}
+}
+
+// ProtocolContextProviders returns the Engine.ContextProviders of the
+// protocol book editor over docs: book.characters, book.glossary and
+// book.styleGuide, the reference cards of the run's document read from its
+// appendix sections under the document's lock (stored documents have no
+// sidecar file). A run without a document, or a book without the card,
+// gets no message.
+func ProtocolContextProviders(docs *Documents) map[string]engine.ContextProvider {
+	out := map[string]engine.ContextProvider{}
+	for name := range bookprotocol.Providers(booktools.Env{}) {
+		out[name] = func(ctx context.Context, spec engine.Spec) ([]agentctx.Message, error) {
+			if spec.DocumentID == "" {
+				return nil, nil
+			}
+			var msgs []agentctx.Message
+			err := docs.locked(ctx, spec.DocumentID, func(*docState) error {
+				var err error
+				env := booktools.Env{Session: docs.session, Book: spec.DocumentID}
+				msgs, err = bookprotocol.Providers(env)[name](ctx)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("document %s: %w", spec.DocumentID, err)
+			}
+			return msgs, nil
+		}
+	}
+	return out
 }
 
 // cursorAgent returns the cursor agent of a run on the model of the run's

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
@@ -28,6 +30,7 @@ import (
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -36,8 +39,13 @@ import (
 // by a real HTTP client.
 
 // fakeModels resolves every model key to one adapter: the fake server's,
-// or one pointed at another URL.
-type fakeModels struct{ p llm.Provider }
+// or one pointed at another URL. jsonSchema declares the model
+// json_schema-capable (protocol agents then ask for response_format
+// json_schema and read the solution from the content).
+type fakeModels struct {
+	p          llm.Provider
+	jsonSchema bool
+}
 
 func newFakeModels(srv *llmtest.Server, url string) fakeModels {
 	if url == "" {
@@ -48,11 +56,12 @@ func newFakeModels(srv *llmtest.Server, url string) fakeModels {
 }
 
 func (f fakeModels) Provider(key string) (llm.Provider, models.Model, error) {
-	return f.p, models.Model{Key: key, Provider: "fake", ModelID: "fake-model"}, nil
+	m, _ := f.Model(key)
+	return f.p, m, nil
 }
 
 func (f fakeModels) Model(key string) (models.Model, error) {
-	return models.Model{Key: key, Provider: "fake", ModelID: "fake-model"}, nil
+	return models.Model{Key: key, Provider: "fake", ModelID: "fake-model", SupportsJSONSchema: f.jsonSchema}, nil
 }
 
 // upperTool is the REACT demo's backend tool.
@@ -78,6 +87,17 @@ type harnessOptions struct {
 	tools []tool.Tool
 	// contextProviders resolve protocol.context provider entries.
 	contextProviders map[string]engine.ContextProvider
+	// protocolBook wires the protocol book editor as the App does: the
+	// bookprotocol activities bound to the run's document
+	// (server.ProtocolActivities) and the reference-card providers
+	// (server.ProtocolContextProviders); files should then hold
+	// bookProtocolDefinitions.
+	protocolBook bool
+	// jsonSchema declares the fake model json_schema-capable.
+	jsonSchema bool
+	// activityGate, when set, runs before every protocol book activity
+	// (protocolBook): a test orders parallel calls with it.
+	activityGate func(ctx context.Context, call *protocol.Call)
 }
 
 type harness struct {
@@ -143,7 +163,13 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	for _, et := range opts.tools {
 		backends[et.Name()] = true
 	}
+	if opts.protocolBook {
+		for _, n := range bookprotocol.ActivityNames() {
+			backends[n] = true
+		}
+	}
 	fm := newFakeModels(h.llm, opts.modelURL)
+	fm.jsonSchema = opts.jsonSchema
 	defs, warns := agentdef.Load(dirs, fm, backends)
 	for _, w := range warns {
 		if w.Rejected {
@@ -198,6 +224,15 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 			}
 			return m, nil
 		}}
+	if opts.protocolBook {
+		eng.Activities = server.ProtocolActivities(h.docs)
+		if gate := opts.activityGate; gate != nil {
+			eng.Activities = gateActivities(eng.Activities, gate)
+		}
+		providers := server.ProtocolContextProviders(h.docs)
+		maps.Copy(providers, opts.contextProviders)
+		eng.ContextProviders = providers
+	}
 	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
 		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, DefaultAgent: "bookEditor"})
 	h.srv = httptest.NewServer(srv.Handler())
@@ -209,6 +244,47 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		_ = st.Close()
 	})
 	return h
+}
+
+// gateActivities wraps the activities of acts so that gate runs before
+// each call; a previewing activity stays one (protocol.Previewer).
+func gateActivities(acts func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error),
+	gate func(context.Context, *protocol.Call)) func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error) {
+	return func(ctx context.Context, spec engine.Spec, edit func(string, tool.Edit)) (map[string]protocol.Activity, error) {
+		m, err := acts(ctx, spec, edit)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]protocol.Activity, len(m))
+		for name, act := range m {
+			g := &gatedActivity{act: act, gate: gate}
+			if pv, ok := act.(protocol.Previewer); ok {
+				out[name] = &gatedPreviewer{gatedActivity: g, pv: pv}
+				continue
+			}
+			out[name] = g
+		}
+		return out, nil
+	}
+}
+
+type gatedActivity struct {
+	act  protocol.Activity
+	gate func(context.Context, *protocol.Call)
+}
+
+func (g *gatedActivity) Run(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (protocol.Result, error) {
+	g.gate(ctx, call)
+	return g.act.Run(ctx, call, t, scoped)
+}
+
+type gatedPreviewer struct {
+	*gatedActivity
+	pv protocol.Previewer
+}
+
+func (g *gatedPreviewer) Preview(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (any, error) {
+	return g.pv.Preview(ctx, call, t, scoped)
 }
 
 // frame is one SSE frame as received.

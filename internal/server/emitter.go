@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/api"
@@ -236,6 +237,73 @@ func (a *Assembler) ScopeDecision(p api.ScopeDecision) {
 	p.RunID = a.runID
 	p.Scopes = nonNil(p.Scopes)
 	a.send(api.TypeScopeDecision, p)
+}
+
+// ApprovalRequest emits approval.request (edit approval) after the held
+// calls' tool.end and before their results. The calls are p.Calls, or for
+// a sub-run's request the top-level call it runs under (p.ParentToolID);
+// a request none of whose calls the stream knows without a result is
+// dropped. toolParams default to {} and previews to null.
+func (a *Assembler) ApprovalRequest(p api.ApprovalRequest) {
+	ids := make([]string, len(p.Calls))
+	for i, c := range p.Calls {
+		ids[i] = c.ToolID
+	}
+	if !a.approvalEvent(ids, p.ParentToolID) {
+		return
+	}
+	p.RunID = a.runID
+	for i := range p.Calls {
+		c := &p.Calls[i]
+		if len(c.ToolParams) == 0 {
+			c.ToolParams = json.RawMessage(`{}`)
+		}
+		if len(c.Preview) == 0 {
+			c.Preview = json.RawMessage(`null`)
+		}
+	}
+	if p.Calls == nil {
+		p.Calls = []api.ApprovalCall{}
+	}
+	a.send(api.TypeApprovalRequest, p)
+}
+
+// ApprovalDecision emits approval.decision before the calls' results, with
+// the rules of ApprovalRequest.
+func (a *Assembler) ApprovalDecision(p api.ApprovalDecision) {
+	if !a.approvalEvent(append(slices.Clone(p.Approved), p.Denied...), p.ParentToolID) {
+		return
+	}
+	p.RunID = a.runID
+	p.Approved, p.Denied = nonNil(p.Approved), nonNil(p.Denied)
+	a.send(api.TypeApprovalDecision, p)
+}
+
+// approvalEvent prepares an approval event of the calls ids (parent: the
+// sub-run's parent call): it reports whether the event may be sent (the
+// parent, or one of the calls, is known and has no result yet), after
+// closing the open block and ending the open calls.
+func (a *Assembler) approvalEvent(ids []string, parent string) bool {
+	if a.ended {
+		return false
+	}
+	if parent != "" {
+		ids = []string{parent}
+	}
+	open := false
+	for _, id := range ids {
+		root, _, _ := strings.Cut(id, "/")
+		if c := a.byID[root]; c != nil && !c.result {
+			open = true
+			break
+		}
+	}
+	if !open {
+		return false
+	}
+	a.closeBlock()
+	a.endOpenCalls()
+	return true
 }
 
 // scopeEvent prepares a scope event of call toolID (parent: the sub-run's

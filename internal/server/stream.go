@@ -95,6 +95,12 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if strings.HasPrefix(toolID, api.CallApprovalPrefix) {
+		if cs, ok := s.opts.Engine.(CallsSubmitter); ok {
+			s.submitCalls(w, cs, runID, toolID, body.Params)
+			return
+		}
+	}
 	if s.opts.Engine.Submit(runID, toolID, body.Params) {
 		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
 			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
@@ -126,5 +132,31 @@ func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, to
 	default:
 		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
 			Detail: "No pending scope approval found for runId=" + runID + ", toolId=" + toolID})
+	}
+}
+
+// CallsSubmitter is implemented by executors that run protocol agents
+// (*engine.Engine): it answers an edit approval "calls:<toolId>" (the
+// approvalId of approval.request). matched is false when no such approval
+// is pending; an error means params are not a valid decision for it (the
+// approval stays pending).
+type CallsSubmitter interface {
+	SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error)
+}
+
+// submitCalls answers POST /submit for an edit decision {decision:
+// approve|deny|partial, approved?, reason?}: accepted, 200 unmatched, or
+// 400 "Invalid edit decision: …".
+func (s *Server) submitCalls(w http.ResponseWriter, cs CallsSubmitter, runID, toolID string, params json.RawMessage) {
+	matched, err := cs.SubmitCalls(runID, toolID, params)
+	switch {
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "Invalid edit decision: "+err.Error(), nil)
+	case matched:
+		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+			Detail: "Edit decision accepted for runId=" + runID + ", toolId=" + toolID})
+	default:
+		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+			Detail: "No pending edit approval found for runId=" + runID + ", toolId=" + toolID})
 	}
 }

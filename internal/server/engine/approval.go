@@ -92,6 +92,77 @@ func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.
 	return d, nil
 }
 
+// parseCallDecision reads the /submit params of an edit approval for req
+// (the call confirmation extension): a JSON object {decision, approved?,
+// reason?}. decision is approve (every call), deny (none) or partial (the
+// calls listed in approved, which it needs); approved may only name calls
+// of the request. Unknown keys are rejected.
+func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
+		return protocol.ConfirmDecision{}, errors.New("params must be a JSON object")
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "decision", "approved", "reason":
+		default:
+			return protocol.ConfirmDecision{}, fmt.Errorf("unknown field %q", k)
+		}
+	}
+	d := protocol.ConfirmDecision{By: protocol.ByUser}
+	if err := stringField(fields, "decision", &d.Verdict); err != nil {
+		return d, err
+	}
+	switch d.Verdict {
+	case protocol.VerdictApprove, protocol.VerdictDeny, protocol.VerdictPartial:
+	case "":
+		return d, errors.New("decision is required (approve, deny or partial)")
+	default:
+		return d, fmt.Errorf("decision must be approve, deny or partial, not %q", d.Verdict)
+	}
+	if err := stringField(fields, "reason", &d.Reason); err != nil {
+		return d, err
+	}
+	raw, has := fields["approved"]
+	var approved []string
+	if has && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &approved); err != nil {
+			return d, errors.New("approved must be an array of tool ids")
+		}
+	} else if d.Verdict == protocol.VerdictPartial {
+		return d, errors.New("partial needs approved: the tool ids of the calls to run")
+	}
+	ids := make([]string, len(req.Calls))
+	for i, c := range req.Calls {
+		ids[i] = c.ToolID
+	}
+	for _, id := range approved {
+		if !slices.Contains(ids, id) {
+			return d, fmt.Errorf("tool id %q is not part of the request (calls: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	switch d.Verdict {
+	case protocol.VerdictApprove:
+		d.Approved = ids
+	case protocol.VerdictDeny:
+		if len(approved) > 0 {
+			return d, errors.New("deny approves nothing; use partial to run some of the calls")
+		}
+	case protocol.VerdictPartial:
+		for _, id := range ids { // request order, without duplicates
+			if slices.Contains(approved, id) {
+				d.Approved = append(d.Approved, id)
+			}
+		}
+	}
+	return d, nil
+}
+
 // stringField decodes fields[name] into *dst when present and not null.
 func stringField(fields map[string]json.RawMessage, name string, dst *string) error {
 	raw, ok := fields[name]
@@ -105,10 +176,11 @@ func stringField(fields map[string]json.RawMessage, name string, dst *string) er
 }
 
 // runWaits are the pending waits one protocol run registered in the
-// engine's waits: frontend calls (runId#toolId) and scope approvals
-// (runId#scope:<toolId>, AGENT_PROTOCOL § 5.4). Each key is registered
-// once, by whichever comes first: the event that shows it to the client
-// (tool.start, scope.request) or the code that waits for it, so a client
+// engine's waits: frontend calls (runId#toolId), scope approvals
+// (runId#scope:<toolId>, AGENT_PROTOCOL § 5.4) and edit approvals
+// (runId#calls:<toolId>). Each key is registered once, by whichever comes
+// first: the event that shows it to the client (tool.start, scope.request,
+// approval.request) or the code that waits for it, so a client
 // answering right after the event is never unmatched.
 type runWaits struct {
 	e     *Engine
@@ -200,6 +272,26 @@ func (w *runWaits) awaitScope(ctx context.Context, req protocol.ScopeRequest, ti
 			Reason: fmt.Sprintf("no decision within %d ms", timeout.Milliseconds())}, nil, nil
 	}
 	d, err := parseDecision(p, req) // validated at release: cannot fail
+	return d, p, err
+}
+
+// openCalls registers the edit approval of req (its payloads must be valid
+// decisions for it).
+func (w *runWaits) openCalls(req protocol.CallConfirmation) *pendingWait {
+	return w.open(req.ApprovalID, func(p json.RawMessage) error {
+		_, err := parseCallDecision(p, req)
+		return err
+	})
+}
+
+// awaitCalls waits for the decision of req (registered with openCalls)
+// until ctx is done; it returns the decision and the submitted params.
+func (w *runWaits) awaitCalls(ctx context.Context, req protocol.CallConfirmation) (protocol.ConfirmDecision, json.RawMessage, error) {
+	p, err := w.await(ctx, w.openCalls(req), 0)
+	if err != nil {
+		return protocol.ConfirmDecision{}, nil, err
+	}
+	d, err := parseCallDecision(p, req) // validated at release: cannot fail
 	return d, p, err
 }
 

@@ -118,6 +118,12 @@ type Emitter interface {
 	// delegate's sub-run, ParentToolID names the parent call.
 	ScopeRequest(p api.ScopeRequest)
 	ScopeDecision(p api.ScopeDecision)
+	// ApprovalRequest is approval.request (edit approval): the held calls,
+	// after their tool.end, before their results. ApprovalDecision is
+	// approval.decision: after the request.submit of a user decision,
+	// before the calls' results.
+	ApprovalRequest(p api.ApprovalRequest)
+	ApprovalDecision(p api.ApprovalDecision)
 	// Complete and Fail are the terminal events; CompleteLedger is
 	// run.complete with the ledger of a protocol run stopped by a limit.
 	Complete(finishReason string)

@@ -89,6 +89,17 @@ func (r *recorder) ScopeDecision(p api.ScopeDecision) {
 	r.add("scope.decision:%s:%s:%v:%s:%s:%s", p.ToolID, p.Decision, p.Scopes, p.By, p.Reason, p.ParentToolID)
 }
 
+func (r *recorder) ApprovalRequest(p api.ApprovalRequest) {
+	var calls []string
+	for _, c := range p.Calls {
+		calls = append(calls, c.ToolID+"="+c.ToolName+"@"+c.Instance+string(c.ToolParams)+"~"+string(c.Preview))
+	}
+	r.add("approval.request:%s:%d:%d:%v:%s", p.ApprovalID, p.Turn, p.TimeoutMs, calls, p.ParentToolID)
+}
+func (r *recorder) ApprovalDecision(p api.ApprovalDecision) {
+	r.add("approval.decision:%s:%s:%v:%v:%s:%s:%s", p.ApprovalID, p.Decision, p.Approved, p.Denied, p.By, p.Reason, p.ParentToolID)
+}
+
 func consulted(b bool) string {
 	if b {
 		return ":consulted"

@@ -124,7 +124,7 @@ func (p *protoRun) safeRun(ctx context.Context, memory agentctx.Context, first b
 		return nil, internalf("%v", built.err)
 	}
 	rt := &protocol.Runtime{Provider: p.provider, Registry: (*protoRegistry)(p), Approver: (*protoApprover)(p),
-		Clock: p.e.Clock}
+		Confirmer: (*protoConfirmer)(p), Clock: p.e.Clock}
 	initial := append(memory, p.inputMessage())
 	return rt.Run(ctx, built.a, initial, protocol.RunOptions{RunID: p.spec.RunID, FirstOfChat: first,
 		Sink: p.sink, ChatGrants: protocol.GrantsFromContext(memory)})

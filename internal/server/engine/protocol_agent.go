@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,8 @@ func (p *protoRun) buildAgent(def agentdef.AgentDef) (*protocol.Agent, error) {
 		a.ErrorWindow = *pb.ErrorWindow
 	}
 	a.Approval = protocol.Approval{RequestedScopes: pb.Approval.RequestedScopes,
-		Timeout: time.Duration(pb.Approval.TimeoutMs) * time.Millisecond}
+		Timeout: time.Duration(pb.Approval.TimeoutMs) * time.Millisecond, Calls: pb.Approval.Calls}
+	a.ConfirmTools = slices.Clone(pb.Approval.ConfirmTools)
 	if g := pb.Guard; g != nil {
 		a.Guard = &protocol.GuardConfig{MinMeanWeight: g.MinMeanWeight, Tools: g.Tools, OnNoVotes: g.OnNoVotes}
 		if g.DisagreementSpread != nil {
@@ -217,12 +219,11 @@ func (reg *protoRegistry) Activity(name string) (protocol.Activity, bool) {
 	p := (*protoRun)(reg)
 	name = lower(name)
 	if act := p.natives[name]; act != nil {
-		timeout := p.agent.Budget.Tool.Timeout()
-		return protocol.ActivityFunc(func(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (protocol.Result, error) {
-			ctx, cancel := context.WithTimeout(WithCall(ctx, call.ToolID), timeout)
-			defer cancel()
-			return act.Run(ctx, call, t, scoped)
-		}), true
+		n := &nativeActivity{act: act, timeout: p.agent.Budget.Tool.Timeout()}
+		if pv, ok := act.(protocol.Previewer); ok {
+			return &previewingActivity{nativeActivity: n, pv: pv}, true
+		}
+		return n, true
 	}
 	if def, ok := p.spec.Defs.Tool(name); ok {
 		switch def.Kind {
@@ -260,6 +261,53 @@ func (reg *protoRegistry) Agent(key string) (*protocol.Agent, bool) {
 		return nil, false
 	}
 	return b.a, true
+}
+
+// nativeActivity runs a native activity with the call's id in its context
+// (CallID) under the budget.tool timeout.
+type nativeActivity struct {
+	act     protocol.Activity
+	timeout time.Duration
+}
+
+// Run implements protocol.Activity.
+func (n *nativeActivity) Run(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (protocol.Result, error) {
+	ctx, cancel := context.WithTimeout(WithCall(ctx, call.ToolID), n.timeout)
+	defer cancel()
+	return n.act.Run(ctx, call, t, scoped)
+}
+
+// previewingActivity is a native activity that previews its calls for the
+// edit approval (protocol.Previewer), under the same timeout.
+type previewingActivity struct {
+	*nativeActivity
+	pv protocol.Previewer
+}
+
+// Preview implements protocol.Previewer.
+func (n *previewingActivity) Preview(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (any, error) {
+	ctx, cancel := context.WithTimeout(WithCall(ctx, call.ToolID), n.timeout)
+	defer cancel()
+	return n.pv.Preview(ctx, call, t, scoped)
+}
+
+// protoConfirmer is the run's Confirmer under the policy approval.calls
+// "ask": it waits for the client's /submit of the approval.request's
+// approvalId. The runtime bounds the wait with approval.timeoutMs and then
+// decides "timeout".
+type protoConfirmer protoRun
+
+// Confirm implements protocol.Confirmer: it waits for the decision posted
+// under the request's approvalId and emits request.submit with the posted
+// params.
+func (c *protoConfirmer) Confirm(ctx context.Context, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+	p := (*protoRun)(c)
+	d, params, err := p.waits.awaitCalls(ctx, req)
+	if err != nil {
+		return d, err
+	}
+	p.em.do(func(em Emitter) { em.Submit(req.ApprovalID, params) })
+	return d, nil
 }
 
 // protoApprover is the run's Approver under the policy "ask": it waits for

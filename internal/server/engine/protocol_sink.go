@@ -34,6 +34,12 @@ func (p *protoRun) sink(ev protocol.Event) {
 	case protocol.EvScopeDecision:
 		p.scopeDecision(ev)
 		return
+	case protocol.EvConfirmRequest:
+		p.approvalRequest(ev)
+		return
+	case protocol.EvConfirmDecision:
+		p.approvalDecision(ev)
+		return
 	}
 	if ev.Depth > 0 {
 		return
@@ -148,6 +154,44 @@ func (p *protoRun) scopeDecision(ev protocol.Event) {
 		s.By = protocol.ByUser
 	}
 	p.em.do(func(em Emitter) { em.ScopeDecision(s) })
+}
+
+// approvalRequest registers the edit approval's pending key, then emits
+// approval.request with the held calls, their resolved parameters and
+// previews.
+func (p *protoRun) approvalRequest(ev protocol.Event) {
+	req := ev.Confirm
+	if req == nil {
+		return
+	}
+	p.waits.openCalls(*req)
+	a := api.ApprovalRequest{ApprovalID: req.ApprovalID, Turn: req.Turn, TimeoutMs: req.Timeout.Milliseconds(),
+		ParentToolID: req.ParentToolID, Calls: []api.ApprovalCall{}}
+	for _, c := range req.Calls {
+		call := api.ApprovalCall{ToolID: c.ToolID, ToolName: c.Tool, Instance: c.Instance,
+			ToolParams: json.RawMessage(encodeObject(c.Args)), Preview: json.RawMessage("null")}
+		if c.Preview != nil {
+			if b, err := agentctx.Encode(c.Preview); err == nil {
+				call.Preview = b
+			}
+		}
+		a.Calls = append(a.Calls, call)
+	}
+	p.em.do(func(em Emitter) { em.ApprovalRequest(a) })
+}
+
+// approvalDecision emits approval.decision.
+func (p *protoRun) approvalDecision(ev protocol.Event) {
+	d, req := ev.Confirmed, ev.Confirm
+	if d == nil || req == nil {
+		return
+	}
+	a := api.ApprovalDecision{ApprovalID: req.ApprovalID, Decision: d.Verdict, Approved: nonNilStrings(slices.Clone(d.Approved)),
+		Denied: nonNilStrings(slices.Clone(d.Denied)), Reason: d.Reason, By: d.By, ParentToolID: req.ParentToolID}
+	if a.By == "" {
+		a.By = protocol.ByUser
+	}
+	p.em.do(func(em Emitter) { em.ApprovalDecision(a) })
 }
 
 // sortedKeys returns the keys of m in ascending order.

@@ -10,8 +10,8 @@ import (
 )
 
 // waits holds the pending waits of all runs: frontend calls keyed
-// runId#toolId (§ 4.1 step 2) and scope approvals keyed
-// runId#scope:<toolId> (AGENT_PROTOCOL § 5.4). Submit may be called from
+// runId#toolId (§ 4.1 step 2), scope approvals keyed runId#scope:<toolId>
+// (AGENT_PROTOCOL § 5.4) and edit approvals keyed runId#calls:<toolId>. Submit may be called from
 // any goroutine.
 type waits struct {
 	mu sync.Mutex
@@ -108,6 +108,20 @@ func (e *Engine) Submit(runID, toolID string, payload json.RawMessage) bool {
 // approval stays pending.
 func (e *Engine) SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error) {
 	if !strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
+		return false, nil
+	}
+	return e.waits.releaseChecked(waitKey(runID, toolID), params)
+}
+
+// SubmitCalls answers the edit approval runID#toolID, toolID being the
+// approvalId "calls:<first toolId>" of an approval.request (the call
+// confirmation extension), with the /submit params {decision:
+// approve|deny|partial, approved?: [toolId…], reason?}. matched is false
+// when no such approval is pending; an error means params are not a valid
+// decision for that request (malformed, or tool ids outside it) and the
+// approval stays pending.
+func (e *Engine) SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error) {
+	if !strings.HasPrefix(toolID, api.CallApprovalPrefix) {
 		return false, nil
 	}
 	return e.waits.releaseChecked(waitKey(runID, toolID), params)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
+	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/tool"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
@@ -94,10 +95,10 @@ func ActivitiesWith(env booktools.Env, opt Options) map[string]protocol.Activity
 		CreateFilteredCursor: b.reuse("cursor-create_filtered_cursor"),
 		Read:                 b.reuse("editor-read"),
 		CreateTargets:        protocol.ActivityFunc(b.createTargets),
-		ReplaceText:          b.edit("editor-replace_text", "newMarkdown"),
-		InsertAfter:          b.edit("editor-insert_after", "markdown"),
-		InsertBefore:         b.edit("editor-insert_before", "markdown"),
-		DeleteItem:           b.edit("editor-delete", ""),
+		ReplaceText:          b.edit("editor-replace_text", "newMarkdown", document.OpReplace),
+		InsertAfter:          b.edit("editor-insert_after", "markdown", document.OpInsertAfter),
+		InsertBefore:         b.edit("editor-insert_before", "markdown", document.OpInsertBefore),
+		DeleteItem:           b.edit("editor-delete", "", document.OpDelete),
 	}
 }
 

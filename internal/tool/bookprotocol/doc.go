@@ -44,6 +44,12 @@
 //     tools) reach the host through Options.OnEdit, called with the call
 //     (its ToolID) before the activity returns; the server turns them into
 //     document.edit events.
+//   - The edit activities are protocol.Previewers (edit approval): Preview
+//     returns {pointer, op, oldMarkdown, newMarkdown} from the editor's dry
+//     run (editor.Session.PreviewEdit: the same checks, nothing changed),
+//     pointer being the target; a refusal is the same *Error as the edit's.
+//     bookEditorProtocol lists the four edit tools in
+//     protocol.approval.confirmTools, so each edit waits for the user.
 //
 // # Reference cards
 //

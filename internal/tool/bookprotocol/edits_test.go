@@ -138,3 +138,61 @@ func TestActivitiesWithoutABook(t *testing.T) {
 		require.False(t, isModelError(err), "%s: a missing book is not the model's fault", name)
 	}
 }
+
+// preview runs an edit activity's Preview (edit approval).
+func preview(t *testing.T, acts map[string]protocol.Activity, name, argsJSON string) (any, error) {
+	t.Helper()
+	pv, ok := acts[name].(protocol.Previewer)
+	require.True(t, ok, "%s is a Previewer", name)
+	return pv.Preview(context.Background(), callOf(t, name, argsJSON), &protocol.Tool{Name: name}, nil)
+}
+
+// The edit activities preview their calls for the edit approval: the
+// pointer, the operation and the item's Markdown before and after, as the
+// edit would report them; nothing changes; the editor's refusals fail the
+// preview with the same errors as the edit.
+func TestEditActivitiesPreview(t *testing.T) {
+	env := sampleEnv(t)
+	rec := &recorder{}
+	acts := ActivitiesWith(env, Options{OnEdit: rec.onEdit})
+	src, err := env.Session.Source(env.Book)
+	require.NoError(t, err)
+	before, err := env.Session.Resolve(env.Book, "1.p1")
+	require.NoError(t, err)
+	ptr := before.Pointer.String()
+
+	for _, tc := range []struct{ name, args, op, old, new string }{
+		{ReplaceText, `{"pointer":"1.p1","newMarkdown":"Новое вступление."}`, "replace", before.Markdown, "Новое вступление."},
+		{InsertAfter, `{"pointer":"1.p1","markdown":"Ещё абзац."}`, "insert_after", "", "Ещё абзац."},
+		{InsertBefore, `{"pointer":"1.p1","markdown":"Самый первый абзац."}`, "insert_before", "", "Самый первый абзац."},
+		{DeleteItem, `{"pointer":"1.p1"}`, "delete", before.Markdown, ""},
+	} {
+		v, err := preview(t, acts, tc.name, tc.args)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, []string{"pointer", "op", "oldMarkdown", "newMarkdown"}, v.(*agentctx.Object).Keys())
+		require.Equal(t, map[string]any{"pointer": ptr, "op": tc.op, "oldMarkdown": tc.old, "newMarkdown": tc.new}, plain(t, v), tc.name)
+	}
+	after, err := env.Session.Source(env.Book)
+	require.NoError(t, err)
+	require.Equal(t, string(src), string(after), "a preview changes nothing")
+	require.Empty(t, rec.edits)
+
+	// The preview of a replace equals what the edit then reports.
+	v, err := preview(t, acts, ReplaceText, `{"pointer":"1.p1","newMarkdown":"Новое вступление."}`)
+	require.NoError(t, err)
+	applied := mustRun(t, acts, ReplaceText, `{"pointer":"1.p1","newMarkdown":"Новое вступление."}`, nil)
+	require.Equal(t, applied["oldMarkdown"], plain(t, v)["oldMarkdown"])
+	require.Equal(t, applied["newMarkdown"], plain(t, v)["newMarkdown"])
+
+	_, err = preview(t, acts, DeleteItem, `{"pointer":"1.1"}`)
+	require.Contains(t, modelError(t, err, "refused"), "heading")
+	_, err = preview(t, acts, ReplaceText, `{"pointer":"1.p1","newMarkdown":"one\n\ntwo"}`)
+	modelError(t, err, "refused")
+	_, err = preview(t, acts, ReplaceText, `{"pointer":"9.9.p99","newMarkdown":"x"}`)
+	modelError(t, err, "not_found")
+	_, err = preview(t, acts, ReplaceText, `{"pointer":"1.p1"}`)
+	require.Contains(t, modelError(t, err, "invalid_arguments"), "newMarkdown")
+	_, err = preview(t, Activities(booktools.Env{}), ReplaceText, `{"pointer":"1.p1","newMarkdown":"x"}`)
+	require.Error(t, err)
+	require.False(t, isModelError(err), "a missing book is not the model's fault")
+}

@@ -69,7 +69,7 @@ func TestFilesAreStrictJSONWithTheirPrompts(t *testing.T) {
 		require.Contains(t, CursorAgentPrompt(), rule)
 	}
 	for _, topic := range []string{"run_cursor_agent", "editGate", "create_targets", `"pointer": "†state.pointer"`,
-		`"newMarkdown": "†state.proposal.newMarkdown"`, "approval", "ask_user"} {
+		`"newMarkdown": "†state.proposal.newMarkdown"`, "approval", "call_denied", "ask_user"} {
 		require.Contains(t, BookEditorPrompt(), topic)
 	}
 
@@ -87,6 +87,10 @@ func TestFilesAreStrictJSONWithTheirPrompts(t *testing.T) {
 	require.Equal(t, float64(30), guard["minMeanWeight"])
 	require.Equal(t, []any{"replace_text", "insert_after", "insert_before", "delete_item", "rewrite_paragraph"}, guard["tools"])
 	require.Equal(t, "allow", guard["onNoVotes"])
+	approval := be["protocol"].(map[string]any)["approval"].(map[string]any)
+	require.Equal(t, []any{"replace_text", "insert_after", "insert_before", "delete_item"}, approval["confirmTools"],
+		"every edit is shown for approval before it is applied")
+	require.Equal(t, "ask", approval["calls"])
 	gate := be["advisors"].([]any)[0].(map[string]any)
 	require.Equal(t, "editGate", gate["id"])
 	require.Equal(t, "request", gate["on"])

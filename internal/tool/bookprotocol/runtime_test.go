@@ -46,8 +46,9 @@ func protocolAgent(t *testing.T, s *agentdef.Snapshot, key string, env booktools
 		UnpathedResults: p.UnpathedResults,
 		Limits:          protocol.Limits{MaxTurns: p.Limits.MaxTurns, MaxParallel: p.Limits.MaxParallel, MaxDelegateDepth: p.Limits.MaxDelegateDepth},
 		// The test scripts no requested scopes; "auto" keeps an approver out.
-		Approval: protocol.Approval{RequestedScopes: "auto"},
-		Model:    protocol.ModelInfo{Key: "default", StructuredOutput: protocol.FormatJSONSchema, SupportsTools: true}}
+		Approval:     protocol.Approval{RequestedScopes: "auto", Calls: p.Approval.Calls},
+		ConfirmTools: p.Approval.ConfirmTools,
+		Model:        protocol.ModelInfo{Key: "default", StructuredOutput: protocol.FormatJSONSchema, SupportsTools: true}}
 	if p.Guard != nil {
 		a.Guard = &protocol.GuardConfig{MinMeanWeight: p.Guard.MinMeanWeight, Tools: p.Guard.Tools, OnNoVotes: p.Guard.OnNoVotes}
 	}
@@ -140,6 +141,27 @@ func gate(decision, weights string) []any {
 	return []any{obj{"id": "editGate", "decision": decision, "thought": "scripted", "calls": weights}}
 }
 
+// confirmer approves every edit approval and records the requests and how
+// many edits were applied when each came.
+type confirmer struct {
+	mu            sync.Mutex
+	reqs          []protocol.CallConfirmation
+	rec           *recorder
+	appliedBefore int
+}
+
+func (c *confirmer) Confirm(_ context.Context, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reqs = append(c.reqs, req)
+	if c.rec != nil {
+		c.rec.mu.Lock()
+		c.appliedBefore += len(c.rec.edits)
+		c.rec.mu.Unlock()
+	}
+	return protocol.ConfirmDecision{Verdict: protocol.VerdictApprove}, nil
+}
+
 // TestRuntimeCursorAgentAndInstancedEdits runs the protocol book editor on
 // the real runtime with a scripted model (§ 6.2, § 6.3): the cursorAgent
 // delegate reads two batches, notes evidence (one pointer outside the batch
@@ -147,7 +169,8 @@ func gate(decision, weights string) []any {
 // advisor votes down is denied by the guard (X4); then create_targets makes
 // three instances, three paragraphEditor sub-runs each see one paragraph and
 // the style guide (S5/I1-style isolation), and three replace_text calls wait
-// for their own proposals through references and apply them.
+// for their own proposals through references, are shown for approval in one
+// request (edit approval), and apply them.
 func TestRuntimeCursorAgentAndInstancedEdits(t *testing.T) {
 	src := append([]byte(nil), examples.Zvezdochkin...)
 	src = append(src, "\n## Style guide\n\n- Keep the narrator's gentle irony.\n"...)
@@ -249,7 +272,8 @@ func TestRuntimeCursorAgentAndInstancedEdits(t *testing.T) {
 		starts []protocol.Event
 		fails  = map[string]protocol.Code{}
 	)
-	rt := &protocol.Runtime{Provider: func(string) (llm.Provider, error) { return model, nil }, Registry: reg}
+	conf := &confirmer{rec: rec}
+	rt := &protocol.Runtime{Provider: func(string) (llm.Provider, error) { return model, nil }, Registry: reg, Confirmer: conf}
 	input := agentctx.Message{Type: agentctx.TypeInput, Kind: "input", HasValue: true,
 		Value: agentctx.NewObject("message", "Make the professor's lines more formal.")}
 	res, err := rt.Run(context.Background(), editor, agentctx.Context{input}, protocol.RunOptions{RunID: "run", Sink: func(e protocol.Event) {
@@ -317,6 +341,21 @@ func TestRuntimeCursorAgentAndInstancedEdits(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, n, "one paragraph per sub-run: %s", text)
+	}
+
+	// Edit approval: the three edits were shown together, in one request,
+	// each with its resolved pointer and a preview (old and new Markdown),
+	// before any of them was applied.
+	require.Len(t, conf.reqs, 1, "one approval for the three instanced edits")
+	req := conf.reqs[0]
+	require.Len(t, req.Calls, 3)
+	require.Equal(t, "calls:run_call_4_3", req.ApprovalID)
+	require.Zero(t, conf.appliedBefore, "nothing was applied before the approval")
+	for i, c := range req.Calls {
+		require.Equal(t, ReplaceText, c.Tool)
+		require.Equal(t, fmt.Sprintf("t%d", i+1), c.Instance)
+		pv := plain(t, c.Preview)
+		require.Equal(t, map[string]any{"pointer": ptrs[i], "op": "replace", "oldMarkdown": mds[i], "newMarkdown": "FORMAL " + mds[i]}, pv)
 	}
 
 	// The three edits applied, each with its own proposal.

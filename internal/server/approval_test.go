@@ -1,0 +1,123 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/server/engine"
+)
+
+// Edit approval (the call confirmation extension): approval.request comes
+// after the held calls' tool.end, request.submit then approval.decision
+// before their results; toolParams default to {} and previews to null; an
+// event whose calls all have their result, or are unknown, is dropped; a
+// sub-run's request is accepted while its top-level call runs.
+func TestEmitterApprovalEvents(t *testing.T) {
+	var got []api.Event
+	a := newTestAssembler(&got)
+	got = got[:0]
+	for _, id := range []string{"r_call_2_0", "r_call_2_1"} {
+		a.CallStart(engine.Call{ID: id, Name: "replace_text", Kind: engine.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
+		a.CallArgs(id, `{"pointer":"p"}`)
+	}
+	a.CallStart(engine.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate})
+	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
+		{ToolID: "r_call_2_0", ToolName: "replace_text", Instance: "t1", ToolParams: json.RawMessage(`{"pointer":"p"}`),
+			Preview: json.RawMessage(`{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}`)},
+		{ToolID: "r_call_2_1", ToolName: "replace_text"}}})
+	a.Submit("calls:r_call_2_0", json.RawMessage(`{"decision":"partial","approved":["r_call_2_0"]}`))
+	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Decision: api.DecisionPartial,
+		Approved: []string{"r_call_2_0"}, Denied: []string{"r_call_2_1"}, By: "user"})
+	a.ToolResult("r_call_2_1", `{"tool":"replace_text","ok":false,"code":"call_denied","error":"denied"}`)
+	a.ToolResult("r_call_2_0", `{"ok":true}`)
+	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Approved: []string{"r_call_2_0"}}) // all results out: dropped
+	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:x", Calls: []api.ApprovalCall{{ToolID: "x"}}})    // unknown: dropped
+	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_2/1_0", ParentToolID: "r_call_2_2",
+		Calls: []api.ApprovalCall{{ToolID: "r_call_2_2/1_0", ToolName: "note"}}})
+	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_2/1_0", Decision: api.DecisionTimeout,
+		Denied: []string{"r_call_2_2/1_0"}, By: "policy", ParentToolID: "r_call_2_2"})
+	a.ToolResult("r_call_2_2", `{"ok":true}`)
+	a.Complete(api.FinishStop)
+
+	var types, lines []string
+	for _, e := range got {
+		types = append(types, e.Type)
+		if e.Type == api.TypeApprovalRequest || e.Type == api.TypeApprovalDecision {
+			b, err := e.MarshalJSON()
+			require.NoError(t, err)
+			lines = append(lines, string(b[strings.Index(string(b), `"runId"`):]))
+		}
+	}
+	require.Equal(t, []string{"tool.start", "tool.args", "tool.end", "tool.start", "tool.args", "tool.end", "tool.start", "tool.end",
+		"approval.request", "request.submit", "approval.decision", "tool.result", "tool.result",
+		"approval.request", "approval.decision", "tool.result", "run.complete"}, types)
+	require.Equal(t, []string{
+		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_0","turn":2,"calls":[{"toolId":"r_call_2_0","toolName":"replace_text","instance":"t1","toolParams":{"pointer":"p"},"preview":{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}},{"toolId":"r_call_2_1","toolName":"replace_text","toolParams":{},"preview":null}],"timeoutMs":300000}`,
+		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_0","decision":"partial","approved":["r_call_2_0"],"denied":["r_call_2_1"],"by":"user"}`,
+		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_2/1_0","turn":0,"calls":[{"toolId":"r_call_2_2/1_0","toolName":"note","toolParams":{},"preview":null}],"timeoutMs":0,"parentToolId":"r_call_2_2"}`,
+		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_2/1_0","decision":"timeout","approved":[],"denied":["r_call_2_2/1_0"],"by":"policy","parentToolId":"r_call_2_2"}`,
+	}, lines)
+}
+
+// callsEngine is an Executor answering edit decisions like the engine:
+// matched for the pending approval, an error for a decision it refuses.
+type callsEngine struct {
+	Executor
+	mu   sync.Mutex
+	got  []string
+	bad  error
+	open string
+}
+
+func (c *callsEngine) SubmitCalls(runID, toolID string, params json.RawMessage) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, runID+"#"+toolID+" "+string(params))
+	if toolID != c.open {
+		return false, nil
+	}
+	return true, c.bad
+}
+
+// POST /submit with toolId "calls:<toolId>" answers an edit approval:
+// accepted, 400 "Invalid edit decision: …" (the entry kept), 200
+// unmatched; a frontend-style toolId still goes to Submit.
+func TestSubmitEditDecision(t *testing.T) {
+	var ce *callsEngine
+	e := newChEnv(t, chAnswer("x"), nil, func(o *Options) {
+		ce = &callsEngine{Executor: o.Engine, open: "calls:r9_call_1_0"}
+		o.Engine = ce
+	})
+	body := func(toolID, params string) string {
+		return `{"runId":"r9","toolId":"` + toolID + `","params":` + params + `}`
+	}
+
+	ce.bad = errors.New(`tool id "x" is not part of the request (calls: r9_call_1_0)`)
+	e.fail(http.MethodPost, "/api/ap/submit", body("calls:r9_call_1_0", `{"decision":"partial","approved":["x"]}`), 400,
+		`Invalid edit decision: tool id "x" is not part of the request (calls: r9_call_1_0)`)
+
+	ce.bad = nil
+	var res SubmitResponse
+	e.ok(http.MethodPost, "/api/ap/submit", body("calls:r9_call_1_0", `{"decision":"approve"}`), &res)
+	require.Equal(t, SubmitResponse{Accepted: true, Status: "accepted", RunID: "r9", ToolID: "calls:r9_call_1_0",
+		Detail: "Edit decision accepted for runId=r9, toolId=calls:r9_call_1_0"}, res)
+
+	e.ok(http.MethodPost, "/api/ap/submit", body("calls:r9_call_9_9", `{"decision":"approve"}`), &res)
+	require.Equal(t, SubmitResponse{Accepted: false, Status: "unmatched", RunID: "r9", ToolID: "calls:r9_call_9_9",
+		Detail: "No pending edit approval found for runId=r9, toolId=calls:r9_call_9_9"}, res)
+
+	e.ok(http.MethodPost, "/api/ap/submit", body("r9_call_1_0", `{"decision":"approve"}`), &res)
+	require.Equal(t, "No pending frontend tool found for runId=r9, toolId=r9_call_1_0", res.Detail)
+	require.Equal(t, []string{
+		`r9#calls:r9_call_1_0 {"decision":"partial","approved":["x"]}`,
+		`r9#calls:r9_call_1_0 {"decision":"approve"}`,
+		`r9#calls:r9_call_9_9 {"decision":"approve"}`,
+	}, ce.got)
+}
