@@ -14,6 +14,27 @@ import (
 	"github.com/aitexteditor/aite/internal/api"
 )
 
+// paramFields decodes the /submit params of a decision: a JSON object whose
+// keys must all be in allowed (reported in sorted order, so the error is
+// stable), so that a misspelt field never changes a decision silently.
+func paramFields(params json.RawMessage, allowed ...string) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
+		return nil, errors.New("params must be a JSON object")
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(allowed, k) {
+			return nil, fmt.Errorf("unknown field %q", k)
+		}
+	}
+	return fields, nil
+}
+
 // parseDecision reads the /submit params of a scope decision for req
 // (AGENT_PROTOCOL § 5.4): a JSON object {decision, scopes?, reason?,
 // remember?}. decision is approve, deny or narrow; scopes must lie inside
@@ -23,21 +44,9 @@ import (
 // requested scopes (all of them for approve, none for deny). Unknown keys
 // are rejected so that a misspelt field never changes a grant silently.
 func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.ScopeDecision, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
-		return protocol.ScopeDecision{}, errors.New("params must be a JSON object")
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		switch k {
-		case "decision", "scopes", "reason", "remember":
-		default:
-			return protocol.ScopeDecision{}, fmt.Errorf("unknown field %q", k)
-		}
+	fields, err := paramFields(params, "decision", "scopes", "reason", "remember")
+	if err != nil {
+		return protocol.ScopeDecision{}, err
 	}
 	d := protocol.ScopeDecision{By: protocol.ByUser}
 	if err := stringField(fields, "decision", &d.Verdict); err != nil {
@@ -98,21 +107,9 @@ func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.
 // calls listed in approved, which it needs); approved may only name calls
 // of the request. Unknown keys are rejected.
 func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(params, &fields); err != nil || fields == nil {
-		return protocol.ConfirmDecision{}, errors.New("params must be a JSON object")
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		switch k {
-		case "decision", "approved", "reason":
-		default:
-			return protocol.ConfirmDecision{}, fmt.Errorf("unknown field %q", k)
-		}
+	fields, err := paramFields(params, "decision", "approved", "reason")
+	if err != nil {
+		return protocol.ConfirmDecision{}, err
 	}
 	d := protocol.ConfirmDecision{By: protocol.ByUser}
 	if err := stringField(fields, "decision", &d.Verdict); err != nil {

@@ -50,15 +50,27 @@ type storedMessage struct {
 // loadHistory reads the memory window: the messages of the last MemoryK
 // runs of the chat before this one (§ 5.2).
 func (r *run) loadHistory(ctx context.Context) error {
-	k := r.e.memoryK()
-	msgs, err := r.e.Store.RecentMessages(ctx, r.spec.ChatID, k+1)
+	kept, err := r.e.memoryWindow(ctx, r.spec.ChatID, r.spec.RunID)
 	if err != nil {
-		return fmt.Errorf("engine: memory: %w", err)
+		return err
+	}
+	r.history = historyMessages(kept)
+	return nil
+}
+
+// memoryWindow returns the stored messages of the last memory.k runs of a
+// chat before run runID, in order (§ 5.2; protocol runs read their context
+// lines from the same window).
+func (e *Engine) memoryWindow(ctx context.Context, chatID, runID string) ([]store.Message, error) {
+	k := e.memoryK()
+	msgs, err := e.Store.RecentMessages(ctx, chatID, k+1)
+	if err != nil {
+		return nil, fmt.Errorf("engine: memory: %w", err)
 	}
 	var runs []string
 	var kept []store.Message
 	for _, m := range msgs {
-		if m.RunID == r.spec.RunID {
+		if m.RunID == runID {
 			continue
 		}
 		if len(runs) == 0 || runs[len(runs)-1] != m.RunID {
@@ -72,8 +84,7 @@ func (r *run) loadHistory(ctx context.Context) error {
 			kept = kept[1:]
 		}
 	}
-	r.history = historyMessages(kept)
-	return nil
+	return kept, nil
 }
 
 // historyMessages converts stored messages back into model messages:

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
@@ -67,27 +66,9 @@ type contextLine struct {
 // runtime folds them). first reports that the model has not answered in
 // the chat yet (no earlier run stored a step or an assistant message).
 func (p *protoRun) loadMemory(ctx context.Context) (agentctx.Context, bool, error) {
-	k := p.e.memoryK()
-	rows, err := p.e.Store.RecentMessages(ctx, p.spec.ChatID, k+1)
+	kept, err := p.e.memoryWindow(ctx, p.spec.ChatID, p.spec.RunID)
 	if err != nil {
-		return nil, false, fmt.Errorf("engine: memory: %w", err)
-	}
-	var runs []string
-	var kept []store.Message
-	for _, m := range rows {
-		if m.RunID == p.spec.RunID {
-			continue
-		}
-		if len(runs) == 0 || runs[len(runs)-1] != m.RunID {
-			runs = append(runs, m.RunID)
-		}
-		kept = append(kept, m)
-	}
-	if len(runs) > k {
-		first := runs[len(runs)-k]
-		for len(kept) > 0 && kept[0].RunID != first {
-			kept = kept[1:]
-		}
+		return nil, false, err
 	}
 	var memory agentctx.Context
 	first := true
