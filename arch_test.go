@@ -52,7 +52,7 @@ var architecture = map[string][]string{
 	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
 	"agent":          {"llm", "tool", "agentdef", "store", "agent/agentctx"},
 	"agent/agentctx": nil,
-	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx"},
+	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
 	"store/*":        {"store"},
 	"api":            nil,

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 )
 
 // ProtocolBlock is the `protocol` block of a protocol agent (AGENT_PROTOCOL
@@ -559,30 +559,15 @@ func checkAnswerSchema(obj *agentctx.Object, key, field string) error {
 	return nil
 }
 
-// scopeKind is a kind name of a scope entry (and of a path's first segment).
-var scopeKind = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-
-// checkScope checks one scope entry: a kind or a path (`†kind.a.b`), never
-// an internal kind nor system (AGENT_PROTOCOL § 4.2).
+// checkScope checks one scope entry with the protocol's own rule
+// (protocol.CheckScope): a kind or a path (`†kind.a.b`), never an internal
+// kind nor system (AGENT_PROTOCOL § 4.2).
 func checkScope(v any) error {
 	s, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("expected a scope string, found %s", jsonText(v))
 	}
-	kind := s
-	if strings.HasPrefix(s, agentctx.PathPrefix) {
-		p, err := agentctx.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("%q is not a valid path: %s", s, ctxReason(err))
-		}
-		kind = p.Kind
-	} else if !scopeKind.MatchString(s) {
-		return fmt.Errorf("%q is neither a kind nor a path (†kind.a.b)", s)
-	}
-	if agentctx.IsInternal(kind) || kind == "system" {
-		return fmt.Errorf("%q cannot be a scope (internal kinds and system are never scopeable)", s)
-	}
-	return nil
+	return protocol.CheckScope(s)
 }
 
 // advisorMessage normalises an advisor declaration as a context message.

@@ -93,7 +93,7 @@ func TestNormalizeLoadErrors(t *testing.T) {
 		{"internal provisioned scope", tool("s", "backend", `{"properties":{"_scopes":{"const":["_grants"]}}}`), "never scopeable"},
 		{"system provisioned scope", tool("s", "backend", `{"properties":{"_scopes":{"type":"array","items":{"enum":["state"]},"provisioned":["system"]}}}`), "never scopeable"},
 		{"system requested scope", tool("s", "backend", `{"properties":{"_scopes":{"type":"array","items":{"enum":["system"]}}}}`), "never scopeable"},
-		{"bad scope", tool("s", "backend", `{"properties":{"_scopes":{"const":["a b"]}}}`), "not a kind or a path"},
+		{"bad scope", tool("s", "backend", `{"properties":{"_scopes":{"const":["a b"]}}}`), "neither a kind name"},
 		{"unknown meta", tool("u", "backend", `{"properties":{"_secret":{"type":"string"}}}`), `unknown meta-property "_secret"`},
 		{"bad activity", tool("u", "backend", `{"properties":{"_activity":{"type":"string"}}}`), `must be {"const":"<name>"}`},
 		{"input path", tool("u", "backend", `{"properties":{"_outputPath":{"const":"†input.x"}}}`), "read-only"},

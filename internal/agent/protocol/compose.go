@@ -165,7 +165,7 @@ func (dc *declared) meta(key string, s any) error {
 			}
 		}
 		for _, sc := range append(append([]string(nil), t.Provisioned...), t.Requested...) {
-			if err := checkScopeEntry(sc); err != nil {
+			if err := CheckScope(sc); err != nil {
 				return err
 			}
 		}
@@ -236,25 +236,6 @@ func stringList(v any) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, true
-}
-
-// checkScopeEntry checks one designer-given scope: a kind or a `†kind.a.b`
-// path, never an internal kind nor `system` (§4.2 step 2).
-func checkScopeEntry(s string) error {
-	kind := s
-	if strings.HasPrefix(s, agentctx.PathPrefix) {
-		p, err := agentctx.ParsePath(s)
-		if err != nil {
-			return fmt.Errorf("scope %q is not a kind or a path", s)
-		}
-		kind = p.Kind
-	} else if _, err := agentctx.ParsePath(agentctx.PathPrefix + s); err != nil || strings.Contains(s, ".") {
-		return fmt.Errorf("scope %q is not a kind or a path", s)
-	}
-	if agentctx.IsInternal(kind) || kind == string(agentctx.TypeSystem) {
-		return fmt.Errorf("scope %q names a kind that is never scopeable", s)
-	}
-	return nil
 }
 
 // resolveKind settles the execution kind (§1.4): `_delegate` → delegated;
