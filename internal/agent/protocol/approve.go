@@ -276,32 +276,43 @@ func (r *run) approvalTimeout() time.Duration {
 // runs on its own goroutine so that one ignoring its context cannot hold the
 // run past the timeout.
 func (r *run) decide(ctx context.Context, req ScopeRequest) (ScopeDecision, error) {
-	tctx, cancel := context.WithTimeout(ctx, req.Timeout)
+	return awaitDecision(ctx, req.Timeout, func(tctx context.Context) (ScopeDecision, error) {
+		return r.tree.rt.Approver.Decide(tctx, req)
+	}, ScopeDecision{Verdict: VerdictTimeout, Reason: "no decision before the timeout", By: ByPolicy})
+}
+
+// awaitDecision runs a human-facing interceptor (approver, confirmer) on its
+// own goroutine with a timeout, so that one ignoring its context cannot hold
+// the run: past the timeout, or when the interceptor fails because of it,
+// the answer is timedOut. The caller's own cancellation is returned as its
+// error.
+func awaitDecision[T any](ctx context.Context, timeout time.Duration, ask func(context.Context) (T, error), timedOut T) (T, error) {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type answer struct {
-		dec ScopeDecision
+		dec T
 		err error
 	}
 	ch := make(chan answer, 1)
 	go func() {
-		dec, err := callInterceptor(func() (ScopeDecision, error) { return r.tree.rt.Approver.Decide(tctx, req) })
+		dec, err := callInterceptor(func() (T, error) { return ask(tctx) })
 		ch <- answer{dec, err}
 	}()
-	timeout := ScopeDecision{Verdict: VerdictTimeout, Reason: "no decision before the timeout", By: ByPolicy}
+	var zero T
 	select {
 	case a := <-ch:
 		if a.err != nil {
 			if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-				return timeout, nil
+				return timedOut, nil
 			}
-			return ScopeDecision{}, a.err
+			return zero, a.err
 		}
 		return a.dec, nil
 	case <-tctx.Done():
 		if ctx.Err() != nil {
-			return ScopeDecision{}, ctx.Err()
+			return zero, ctx.Err()
 		}
-		return timeout, nil
+		return timedOut, nil
 	}
 }
 

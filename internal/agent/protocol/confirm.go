@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -250,35 +249,9 @@ func nonNil(s []string) []string {
 // goroutine like the Approver (see decide): past the timeout the decision
 // is "timeout" by policy.
 func (r *run) askConfirmer(ctx context.Context, req CallConfirmation) (ConfirmDecision, error) {
-	tctx, cancel := context.WithTimeout(ctx, req.Timeout)
-	defer cancel()
-	type answer struct {
-		dec ConfirmDecision
-		err error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		dec, err := callInterceptor(func() (ConfirmDecision, error) {
-			return r.tree.rt.Confirmer.Confirm(tctx, copyConfirmation(req))
-		})
-		ch <- answer{dec, err}
-	}()
-	timeout := ConfirmDecision{Verdict: VerdictTimeout, Reason: "no decision before the timeout", By: ByPolicy}
-	select {
-	case a := <-ch:
-		if a.err != nil {
-			if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-				return timeout, nil
-			}
-			return ConfirmDecision{}, a.err
-		}
-		return a.dec, nil
-	case <-tctx.Done():
-		if ctx.Err() != nil {
-			return ConfirmDecision{}, ctx.Err()
-		}
-		return timeout, nil
-	}
+	return awaitDecision(ctx, req.Timeout, func(tctx context.Context) (ConfirmDecision, error) {
+		return r.tree.rt.Confirmer.Confirm(tctx, copyConfirmation(req))
+	}, ConfirmDecision{Verdict: VerdictTimeout, Reason: "no decision before the timeout", By: ByPolicy})
 }
 
 // copyConfirmation returns a deep copy of a request (arguments and

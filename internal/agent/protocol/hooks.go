@@ -105,7 +105,7 @@ func (t *tree) onAdvice(rep AdviceReport) {
 
 func (t *tree) onWrite(m agentctx.Message) {
 	for _, h := range t.rt.Hooks.OnWrite {
-		c := copyMessage(m)
+		c := cloneMessage(m)
 		t.observe("OnWrite", func() { h(c) })
 	}
 }
@@ -136,28 +136,5 @@ func copyOpinion(o Opinion) Opinion {
 	}
 	c.Weights = slices.Clone(o.Weights)
 	c.Warnings = slices.Clone(o.Warnings)
-	return c
-}
-
-// copyMessage returns a copy of a message whose value an observer may keep.
-func copyMessage(m agentctx.Message) agentctx.Message {
-	c := m
-	c.Value = agentctx.Clone(m.Value)
-	c.Schema = agentctx.Clone(m.Schema)
-	if m.Call != nil {
-		ref := *m.Call
-		c.Call = &ref
-	}
-	if m.Advice != nil {
-		a := *m.Advice
-		a.Opinion, a.Weights = agentctx.Clone(a.Opinion), agentctx.Clone(a.Weights)
-		a.Warnings = slices.Clone(a.Warnings)
-		c.Advice = &a
-	}
-	if m.Error != nil {
-		e := *m.Error
-		e.Call, e.Details = agentctx.Clone(e.Call), agentctx.Clone(e.Details)
-		c.Error = &e
-	}
 	return c
 }

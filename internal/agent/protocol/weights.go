@@ -81,7 +81,7 @@ func ParseWeights(v any, tools []string) (weights []Weight, raw string, warnings
 		if b, err := agentctx.Encode(v); err == nil {
 			raw = string(b)
 		}
-		return weights, raw, []Warning{weightsUnparsable(fmt.Sprintf("calls is a %s, not a JSON object string", weightsTypeName(v)))}
+		return weights, raw, []Warning{weightsUnparsable(fmt.Sprintf("calls is a %s, not a JSON object string", strings.Replace(jsonType(v), "integer", "number", 1)))}
 	}
 	weights, more := weightsFromObject(obj, tools)
 	return weights, "", append(warnings, more...)
@@ -129,7 +129,7 @@ func parseWeightsText(s string) (obj *agentctx.Object, lenient bool, cause strin
 				return o, true, ""
 			}
 		}
-		return nil, false, fmt.Sprintf("calls holds a JSON %s, not an object", weightsTypeName(v))
+		return nil, false, fmt.Sprintf("calls holds a JSON %s, not an object", strings.Replace(jsonType(v), "integer", "number", 1))
 	}
 	o, err := parseLenient(text)
 	if err != nil {
@@ -288,32 +288,13 @@ func fmtWeight(f float64) string {
 func weightsValueText(v any) string {
 	b, err := agentctx.Encode(v)
 	if err != nil {
-		return weightsTypeName(v)
+		return strings.Replace(jsonType(v), "integer", "number", 1)
 	}
 	const limit = 40
 	if r := []rune(string(b)); len(r) > limit {
 		return string(r[:limit]) + "…"
 	}
 	return string(b)
-}
-
-func weightsTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number, float64, float32, int, int64:
-		return "number"
-	case []any:
-		return "array"
-	case *agentctx.Object, map[string]any:
-		return "object"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }
 
 // maxLenientDepth bounds nesting in the lenient parser (weights are flat).
