@@ -37,12 +37,26 @@ func newComposeCache() *composeCache {
 	}
 }
 
-// put stores v under k, first emptying m when it is full.
-func put[K comparable, V any](m map[K]V, k K, v V) {
+// cached returns m[k], building and storing it (outside the lock) when
+// absent; a failed build is not stored. A full map is emptied first.
+func cached[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, build func() (V, error)) (V, error) {
+	mu.Lock()
+	v, ok := m[k]
+	mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return v, err
+	}
+	mu.Lock()
 	if len(m) >= cacheLimit {
 		clear(m)
 	}
 	m[k] = v
+	mu.Unlock()
+	return v, nil
 }
 
 type declKey struct {
@@ -61,17 +75,10 @@ func (cc *composeCache) decl(d ToolDecl) (*declared, error) {
 	if cc == nil {
 		return parseDecl(d)
 	}
-	k := declKey{d.Name, d.Description, d.FileKind, d.Parameters}
-	cc.mu.Lock()
-	e, ok := cc.decls[k]
-	cc.mu.Unlock()
-	if !ok {
+	e, _ := cached(&cc.mu, cc.decls, declKey{d.Name, d.Description, d.FileKind, d.Parameters}, func() (*declEntry, error) {
 		dc, err := parseDecl(d)
-		e = &declEntry{declared: dc, err: err}
-		cc.mu.Lock()
-		put(cc.decls, k, e)
-		cc.mu.Unlock()
-	}
+		return &declEntry{declared: dc, err: err}, nil
+	})
 	return e.declared, e.err
 }
 
@@ -84,22 +91,15 @@ type ctxToolEntry struct {
 // declaration.
 func (cc *composeCache) contextTool(def agentctx.ToolDef) (ToolDecl, error) {
 	key, cacheable := def.Schema.(*agentctx.Object)
-	if cc != nil && cacheable {
-		cc.mu.Lock()
-		e, ok := cc.ctxTools[key]
-		cc.mu.Unlock()
-		if ok {
-			e.decl.Name = def.Name
-			return e.decl, e.err
-		}
+	if cc == nil || !cacheable {
+		return contextToolDecl(def)
 	}
-	d, err := contextToolDecl(def)
-	if cc != nil && cacheable {
-		cc.mu.Lock()
-		put(cc.ctxTools, key, ctxToolEntry{d, err})
-		cc.mu.Unlock()
-	}
-	return d, err
+	e, _ := cached(&cc.mu, cc.ctxTools, key, func() (ctxToolEntry, error) {
+		d, err := contextToolDecl(def)
+		return ctxToolEntry{d, err}, nil
+	})
+	e.decl.Name = def.Name
+	return e.decl, e.err
 }
 
 func contextToolDecl(def agentctx.ToolDef) (ToolDecl, error) {
@@ -128,37 +128,19 @@ type variantKey struct {
 // variant returns a tool's call variant and its wire form. tmpl is the
 // declaration template (nil for the built-in ConsultAdvisor).
 func (cc *composeCache) variant(tmpl *declared, t *Tool, reasoning string, instances []string, instKey string, dropped []string) (*agentctx.Object, *agentctx.Object) {
-	build := func() [2]*agentctx.Object {
+	build := func() ([2]*agentctx.Object, error) {
 		v := buildVariant(t, reasoning, instances)
-		return [2]*agentctx.Object{v, Strict(v, dropped).(*agentctx.Object)}
+		return [2]*agentctx.Object{v, Strict(v, dropped).(*agentctx.Object)}, nil
 	}
-	if cc == nil {
-		r := build()
-		return r[0], r[1]
-	}
-	if tmpl == nil { // ConsultAdvisor: keyed by its ids
+	var r [2]*agentctx.Object
+	switch {
+	case cc == nil:
+		r, _ = build()
+	case tmpl == nil: // ConsultAdvisor: keyed by its ids
 		ids, _ := t.Params.Get("id")
-		k := fmt.Sprint(ids) + "\x01" + reasoning + "\x01" + instKey
-		cc.mu.Lock()
-		r, ok := cc.consults[k]
-		cc.mu.Unlock()
-		if !ok {
-			r = build()
-			cc.mu.Lock()
-			put(cc.consults, k, r)
-			cc.mu.Unlock()
-		}
-		return r[0], r[1]
-	}
-	k := variantKey{tmpl, t.Kind, reasoning, instKey}
-	cc.mu.Lock()
-	r, ok := cc.variants[k]
-	cc.mu.Unlock()
-	if !ok {
-		r = build()
-		cc.mu.Lock()
-		put(cc.variants, k, r)
-		cc.mu.Unlock()
+		r, _ = cached(&cc.mu, cc.consults, fmt.Sprint(ids)+"\x01"+reasoning+"\x01"+instKey, build)
+	default:
+		r, _ = cached(&cc.mu, cc.variants, variantKey{tmpl, t.Kind, reasoning, instKey}, build)
 	}
 	return r[0], r[1]
 }
@@ -189,21 +171,7 @@ func (cc *composeCache) advisor(ad agentctx.Advisor, instances []string, dropped
 	if cc == nil || (ad.Schema != nil && !isObj) {
 		return build()
 	}
-	k := advisorKey{ad.ID, ad.On, schema, ad.IsInstanced, strings.Join(instances, "\x00")}
-	cc.mu.Lock()
-	e, ok := cc.advisors[k]
-	cc.mu.Unlock()
-	if ok {
-		return e, nil
-	}
-	e, err := build()
-	if err != nil {
-		return nil, err
-	}
-	cc.mu.Lock()
-	put(cc.advisors, k, e)
-	cc.mu.Unlock()
-	return e, nil
+	return cached(&cc.mu, cc.advisors, advisorKey{ad.ID, ad.On, schema, ad.IsInstanced, strings.Join(instances, "\x00")}, build)
 }
 
 type solutionEntry struct {
@@ -227,36 +195,27 @@ func (cc *composeCache) solution(a *Agent, comp *Composition, dropped []string) 
 		}
 		return &solutionEntry{validation: v, wire: w, json: b}, nil
 	}
-	var e *solutionEntry
 	if cc == nil {
-		var err error
-		if e, err = build(); err != nil {
+		e, err := build()
+		if err != nil {
 			return err
 		}
-	} else {
-		var k strings.Builder
-		fmt.Fprintf(&k, "%t|%p|", comp.Turn.Final, a.OutputSchema)
-		for _, ad := range comp.Advisors {
-			if ad.Activation != Absent {
-				fmt.Fprintf(&k, "a%p,", ad.Variant)
-			}
+		comp.Validation, comp.Wire, comp.WireJSON = e.validation, e.wire, e.json
+		return nil
+	}
+	var k strings.Builder
+	fmt.Fprintf(&k, "%t|%p|", comp.Turn.Final, a.OutputSchema)
+	for _, ad := range comp.Advisors {
+		if ad.Activation != Absent {
+			fmt.Fprintf(&k, "a%p,", ad.Variant)
 		}
-		for _, t := range comp.Tools {
-			fmt.Fprintf(&k, "t%p,", t.Variant)
-		}
-		key := k.String()
-		cc.mu.Lock()
-		e = cc.solutions[key]
-		cc.mu.Unlock()
-		if e == nil {
-			var err error
-			if e, err = build(); err != nil {
-				return err
-			}
-			cc.mu.Lock()
-			put(cc.solutions, key, e)
-			cc.mu.Unlock()
-		}
+	}
+	for _, t := range comp.Tools {
+		fmt.Fprintf(&k, "t%p,", t.Variant)
+	}
+	e, err := cached(&cc.mu, cc.solutions, k.String(), build)
+	if err != nil {
+		return err
 	}
 	comp.Validation, comp.Wire, comp.WireJSON = e.validation, e.wire, e.json
 	return nil
