@@ -65,18 +65,22 @@ type typed[P any] struct {
 	name, desc string
 	schema     json.RawMessage
 	resolved   *jsonschema.Resolved
+	defaults   bool // some property has a default to fill in
 	handler    func(context.Context, P) (Result, error)
 }
 
 // New makes a typed tool: the JSON Schema comes from P's fields (json names;
 // `jsonschema:"..."` tags are the descriptions; omitempty fields are
-// optional), and arguments are validated against it before the handler runs.
+// optional; `default:"<JSON>"` and `enum:"a,b"` tags add a default and an
+// enum; every property has one JSON type, see schemaFor), and arguments
+// are validated against it, and absent ones given their defaults, before
+// the handler runs.
 func New[P any](name, description string, handler func(context.Context, P) (Result, error)) (Tool, error) {
-	s, err := jsonschema.For[P](nil)
+	s, err := schemaFor[P]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
 	}
-	resolved, err := s.Resolve(nil)
+	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
 	}
@@ -84,7 +88,8 @@ func New[P any](name, description string, handler func(context.Context, P) (Resu
 	if err != nil {
 		return nil, err
 	}
-	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved, handler: handler}, nil
+	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved,
+		defaults: hasDefaults(s), handler: handler}, nil
 }
 
 // Must is New that panics on a schema error (for package-level tool tables
@@ -101,29 +106,55 @@ func (t *typed[P]) Name() string                { return t.name }
 func (t *typed[P]) Description() string         { return t.desc }
 func (t *typed[P]) Parameters() json.RawMessage { return t.schema }
 
-// Call validates the arguments and runs the handler.
+// Call validates the arguments, fills in the defaults and runs the handler.
 func (t *typed[P]) Call(ctx context.Context, args json.RawMessage) (Result, error) {
-	if len(strings.TrimSpace(string(args))) == 0 {
-		args = json.RawMessage("{}")
-	}
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
-			t.name, err, t.schema), nil
-	}
-	if err := t.resolved.Validate(v); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s",
-			t.name, oneLine(err.Error()), t.schema), nil
-	}
-	var p P
-	if err := json.Unmarshal(args, &p); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: %v. The parameters are: %s", t.name, err, t.schema), nil
+	p, bad, err := t.decode(args)
+	switch {
+	case err != nil:
+		return Result{}, err
+	case bad != nil:
+		return *bad, nil
 	}
 	res, err := t.handler(ctx, p)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	return res, err
+}
+
+// decode turns the arguments into P. Arguments the schema refuses give an
+// invalid_arguments result; err is only for a schema that cannot work.
+func (t *typed[P]) decode(args json.RawMessage) (P, *Result, error) {
+	var p P
+	invalid := func(format string, a ...any) (P, *Result, error) {
+		r := Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s", t.name, fmt.Sprintf(format, a...), t.schema)
+		return p, &r, nil
+	}
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		r := Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
+			t.name, err, t.schema)
+		return p, &r, nil
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return invalid("%s", oneLine(err.Error()))
+	}
+	if t.defaults {
+		if err := t.resolved.ApplyDefaults(&v); err != nil {
+			return p, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
+		}
+		var err error
+		if args, err = json.Marshal(v); err != nil {
+			return p, nil, err
+		}
+	}
+	if err := json.Unmarshal(args, &p); err != nil {
+		return invalid("%v", err)
+	}
+	return p, nil, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

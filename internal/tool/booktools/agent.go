@@ -17,11 +17,11 @@ var runCursorAgentDoc string
 type agentParams struct {
 	CursorName        string `json:"cursorName" jsonschema:"the cursor to walk (created before)"`
 	TaskDescription   string `json:"taskDescription" jsonschema:"what counts as a match, in words"`
-	Mode              string `json:"mode,omitempty" jsonschema:"FirstMatch (default), Nth, Last, CollectToTargetSet or AggregateSummary"`
+	Mode              string `json:"mode,omitempty" default:"\"FirstMatch\"" enum:"FirstMatch,Nth,Last,CollectToTargetSet,AggregateSummary" jsonschema:"what to find"`
 	N                 int    `json:"n,omitempty" jsonschema:"the ordinal for mode Nth (1-based)"`
-	StartAfterPointer string `json:"startAfterPointer,omitempty" jsonschema:"start after this item"`
+	StartAfterPointer string `json:"startAfterPointer,omitempty" jsonschema:"start after this item (default: the cursor's start)"`
 	Context           string `json:"context,omitempty" jsonschema:"background the reader should know"`
-	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches"`
+	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches (default 20)"`
 }
 
 // agentResult is what the model reads: the result with short evidence and
@@ -67,9 +67,6 @@ func runCursorAgent(env Env) tool.Tool {
 			spec.StartAfter = p.StartAfterPointer
 		}
 		mode := cursoragent.Mode(p.Mode)
-		if mode == "" {
-			mode = cursoragent.FirstMatch
-		}
 		a := *env.Agent
 		a.OnProgress = func(pr cursoragent.Progress) {
 			tool.Report(ctx, tool.Progress{Tool: "cursor_agent-run_cursor_agent", Kind: "cursor_agent",

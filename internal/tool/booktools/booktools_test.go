@@ -42,7 +42,42 @@ func TestEveryToolHasADescriptionAndSchema(t *testing.T) {
 		require.NoError(t, json.Unmarshal(tl.Parameters(), &s), tl.Name())
 		require.Equal(t, "object", s["type"], tl.Name())
 		require.Regexp(t, `^[a-z_]+-[a-z_]+$`, tl.Name())
+		props, _ := s["properties"].(map[string]any)
+		for name, p := range props {
+			typ, single := p.(map[string]any)["type"].(string)
+			require.True(t, single, "%s.%s: one JSON type per property, got %v", tl.Name(), name, p.(map[string]any)["type"])
+			require.NotEqual(t, "null", typ)
+		}
 	}
+}
+
+// TestDocumentedDefaults: an optional parameter the descriptions call
+// defaulted has that default in its schema and gets it when left out.
+func TestDocumentedDefaults(t *testing.T) {
+	r := Registry(env(t))
+	defaults := map[string]map[string]any{
+		"cursor-create_keyword_cursor":   {"includeHeadings": true},
+		"cursor-create_full_scan_cursor": {"includeHeadings": true},
+		"cursor-create_filtered_cursor":  {"includeHeadings": true},
+		"editor-read":                    {"before": 0.0, "after": 0.0},
+		"search-find":                    {"mode": "ranked"},
+		"cursor_agent-run_cursor_agent":  {"mode": "FirstMatch"},
+	}
+	for name, want := range defaults {
+		tl, ok := r.Get(name)
+		require.True(t, ok, name)
+		var s struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(tl.Parameters(), &s))
+		for prop, def := range want {
+			require.Equal(t, def, s.Properties[prop]["default"], "%s.%s", name, prop)
+		}
+	}
+	_, v := call(t, r, "cursor-create_keyword_cursor", `{"keywords":["Звёздочкин"]}`)
+	res, batch := call(t, r, "cursor-read_cursor_batch", `{"cursorName":"`+v["cursorName"].(string)+`"}`)
+	require.False(t, res.IsError, res.Text)
+	require.Equal(t, "Heading", batch["items"].([]any)[0].(map[string]any)["kind"], "includeHeadings defaults to true")
 }
 
 func TestCursorTools(t *testing.T) {

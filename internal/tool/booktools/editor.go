@@ -29,8 +29,8 @@ var (
 
 type readParams struct {
 	Pointer string `json:"pointer" jsonschema:"the item to read"`
-	Before  int    `json:"before,omitempty" jsonschema:"items to show before it (0..200)"`
-	After   int    `json:"after,omitempty" jsonschema:"items to show after it (0..200)"`
+	Before  int    `json:"before,omitempty" default:"0" jsonschema:"items to show before it, 0..200"`
+	After   int    `json:"after,omitempty" default:"0" jsonschema:"items to show after it, 0..200"`
 }
 
 type editParams struct {
