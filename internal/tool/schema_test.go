@@ -72,3 +72,23 @@ func TestSchemaBadDefaultTag(t *testing.T) {
 	_, err = New("bad", "", func(context.Context, wrongType) (Result, error) { return Result{}, nil })
 	require.Error(t, err, "a default the schema refuses is a schema error")
 }
+
+func TestCheck(t *testing.T) {
+	calls := 0
+	tl, err := New("cursor", "Makes a cursor.", func(context.Context, cursorParams) (Result, error) {
+		calls++
+		return Result{}, nil
+	})
+	require.NoError(t, err)
+	args, bad, err := Check(tl, json.RawMessage(`{"keywords":["a"]}`))
+	require.NoError(t, err)
+	require.Nil(t, bad)
+	require.JSONEq(t, `{"keywords":["a"],"includeHeadings":true,"mode":"ranked"}`, string(args))
+	_, bad, err = Check(tl, json.RawMessage(`{"keywords":"a"}`))
+	require.NoError(t, err)
+	require.Equal(t, "invalid_arguments", bad.Code)
+	res, err := tl.Call(context.Background(), json.RawMessage(`{"keywords":"a"}`))
+	require.NoError(t, err)
+	require.Equal(t, *bad, res, "Check refuses with exactly the result Call gives")
+	require.Zero(t, calls, "Check never runs the handler")
+}

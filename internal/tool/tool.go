@@ -126,10 +126,18 @@ func (t *typed[P]) Call(ctx context.Context, args json.RawMessage) (Result, erro
 // invalid_arguments result; err is only for a schema that cannot work.
 func (t *typed[P]) decode(args json.RawMessage) (P, *Result, error) {
 	var p P
-	invalid := func(format string, a ...any) (P, *Result, error) {
-		r := Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s", t.name, fmt.Sprintf(format, a...), t.schema)
-		return p, &r, nil
+	args, bad, err := t.check(args)
+	if bad != nil || err != nil {
+		return p, bad, err
 	}
+	if err := json.Unmarshal(args, &p); err != nil {
+		return p, t.invalid("%v", err), nil
+	}
+	return p, nil, nil
+}
+
+// check validates the arguments and fills in the defaults.
+func (t *typed[P]) check(args json.RawMessage) (json.RawMessage, *Result, error) {
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -137,24 +145,38 @@ func (t *typed[P]) decode(args json.RawMessage) (P, *Result, error) {
 	if err := json.Unmarshal(args, &v); err != nil {
 		r := Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
 			t.name, err, t.schema)
-		return p, &r, nil
+		return nil, &r, nil
 	}
 	if err := t.resolved.Validate(v); err != nil {
-		return invalid("%s", oneLine(err.Error()))
+		return nil, t.invalid("%s", oneLine(err.Error())), nil
 	}
-	if t.defaults {
-		if err := t.resolved.ApplyDefaults(&v); err != nil {
-			return p, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
-		}
-		var err error
-		if args, err = json.Marshal(v); err != nil {
-			return p, nil, err
-		}
+	if !t.defaults {
+		return args, nil, nil
 	}
-	if err := json.Unmarshal(args, &p); err != nil {
-		return invalid("%v", err)
+	if err := t.resolved.ApplyDefaults(&v); err != nil {
+		return nil, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
 	}
-	return p, nil, nil
+	out, err := json.Marshal(v)
+	return out, nil, err
+}
+
+func (t *typed[P]) invalid(format string, a ...any) *Result {
+	r := Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s", t.name, fmt.Sprintf(format, a...), t.schema)
+	return &r
+}
+
+// Check validates args against a tool's schema and fills in the defaults
+// without running the tool: it returns the arguments the handler would
+// get, or the invalid_arguments result Call would return (bad). Hosts that
+// must look at the arguments before the call (an edit shown for approval
+// first) use it. Tools not made by New pass the arguments through.
+func Check(t Tool, args json.RawMessage) (normalized json.RawMessage, bad *Result, err error) {
+	if c, ok := t.(interface {
+		check(json.RawMessage) (json.RawMessage, *Result, error)
+	}); ok {
+		return c.check(args)
+	}
+	return args, nil, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
