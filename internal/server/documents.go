@@ -41,12 +41,6 @@ var (
 // MaxDocumentName is the longest document name, in characters (§ 2.2).
 const MaxDocumentName = 200
 
-// unlockedTools are the book tools that run without the per-document lock:
-// they never edit and may run for minutes (the cursor agent calls a model
-// for every batch). Each of their session calls is still serialised by the
-// editor session's own lock.
-var unlockedTools = map[string]bool{"cursor_agent-run_cursor_agent": true}
-
 // Documents holds the server's documents (§ 2.2): the store is the source of
 // truth, and each document used by a tool or the outline and items
 // endpoints is loaded once into one editor session (keyed by documentId)
@@ -250,7 +244,7 @@ func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *curs
 	out := map[string]tool.Tool{}
 	for _, t := range booktools.Tools(env) {
 		name := strings.ToLower(t.Name())
-		if unlockedTools[name] {
+		if booktools.Unlocked(name) {
 			out[name] = t
 			continue
 		}

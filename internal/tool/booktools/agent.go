@@ -14,6 +14,15 @@ import (
 //go:embed run_cursor_agent.md
 var runCursorAgentDoc string
 
+// ToolRunCursorAgent is the name of the cursor agent tool.
+const ToolRunCursorAgent = "cursor_agent-run_cursor_agent"
+
+// Unlocked reports whether a book tool may run without its document's
+// lock: it never edits and may run for minutes (the cursor agent calls a
+// model for every batch). Each of its session calls is still serialised by
+// the editor session's own lock.
+func Unlocked(name string) bool { return name == ToolRunCursorAgent }
+
 type agentParams struct {
 	CursorName        string `json:"cursorName" jsonschema:"the cursor to walk (created before)"`
 	TaskDescription   string `json:"taskDescription" jsonschema:"what counts as a match, in words"`
@@ -50,7 +59,7 @@ type evidenceView struct {
 }
 
 func runCursorAgent(env Env) tool.Tool {
-	return tool.Must("cursor_agent-run_cursor_agent", runCursorAgentDoc, func(ctx context.Context, p agentParams) (tool.Result, error) {
+	return tool.Must(ToolRunCursorAgent, runCursorAgentDoc, func(ctx context.Context, p agentParams) (tool.Result, error) {
 		if env.Agent == nil {
 			return tool.Errorf("tool_failed", "the cursor agent has no model configured; read the cursor with cursor-read_cursor_batch instead"), nil
 		}
@@ -69,7 +78,7 @@ func runCursorAgent(env Env) tool.Tool {
 		mode := cursoragent.Mode(p.Mode)
 		a := *env.Agent
 		a.OnProgress = func(pr cursoragent.Progress) {
-			tool.Report(ctx, tool.Progress{Tool: "cursor_agent-run_cursor_agent", Kind: "cursor_agent",
+			tool.Report(ctx, tool.Progress{Tool: ToolRunCursorAgent, Kind: "cursor_agent",
 				Message: fmt.Sprintf("cursor %s: batch %d of ~%d (%s … %s), %d matches so far",
 					p.CursorName, pr.Batch, pr.Estimated, pr.First, pr.Last, pr.Evidence),
 				Data: pr})

@@ -27,6 +27,28 @@ var (
 	showMessageDoc string
 )
 
+// The names of the edit tools.
+const (
+	ToolReplaceText  = "editor-replace_text"
+	ToolInsertBefore = "editor-insert_before"
+	ToolInsertAfter  = "editor-insert_after"
+	ToolDelete       = "editor-delete"
+)
+
+// editOps maps each edit tool to the domain operation it applies.
+var editOps = map[string]document.Op{
+	ToolReplaceText: document.OpReplace, ToolInsertBefore: document.OpInsertBefore,
+	ToolInsertAfter: document.OpInsertAfter, ToolDelete: document.OpDelete,
+}
+
+// EditOp returns the domain operation of an edit tool, and false for the
+// tools that do not edit. Hosts that show an edit before it is applied use
+// it with the tool's arguments (pointer, and markdown except for a delete).
+func EditOp(name string) (document.Op, bool) {
+	op, ok := editOps[name]
+	return op, ok
+}
+
 type readParams struct {
 	Pointer string `json:"pointer" jsonschema:"the item to read"`
 	Before  int    `json:"before,omitempty" default:"0" jsonschema:"items to show before it, 0..200"`
@@ -80,18 +102,18 @@ func editTool(env Env, name, doc string, op document.Op) tool.Tool {
 }
 
 func replaceText(env Env) tool.Tool {
-	return editTool(env, "editor-replace_text", replaceDoc, document.OpReplace)
+	return editTool(env, ToolReplaceText, replaceDoc, editOps[ToolReplaceText])
 }
 func insertBefore(env Env) tool.Tool {
-	return editTool(env, "editor-insert_before", insertBeforeDoc, document.OpInsertBefore)
+	return editTool(env, ToolInsertBefore, insertBeforeDoc, editOps[ToolInsertBefore])
 }
 func insertAfter(env Env) tool.Tool {
-	return editTool(env, "editor-insert_after", insertAfterDoc, document.OpInsertAfter)
+	return editTool(env, ToolInsertAfter, insertAfterDoc, editOps[ToolInsertAfter])
 }
 
 func deleteItem(env Env) tool.Tool {
-	return tool.Must("editor-delete", deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
-		return edit(env, document.OpDelete, p.Pointer, "")
+	return tool.Must(ToolDelete, deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
+		return edit(env, editOps[ToolDelete], p.Pointer, "")
 	})
 }
 
