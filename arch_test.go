@@ -62,7 +62,7 @@ var architecture = map[string][]string{
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
-	"mcpserver":       {"editor", "tool", "tool/booktools"},
+	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config"},
 

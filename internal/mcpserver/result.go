@@ -1,0 +1,81 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/aitexteditor/aite/internal/tool"
+)
+
+// MaxResultText bounds the text of every tool result, in bytes. A longer
+// result is paged (see page).
+const MaxResultText = 16 << 10
+
+// failure is the structured form of an error result.
+type failure struct {
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
+// errorResult is an isError result with a code and the sentence the model
+// reads.
+func errorResult(code, text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: failure{Code: code, Error: text}}
+}
+
+// fromTool converts a book tool's result: an error keeps its code and text;
+// a JSON object becomes the structured content with its text as the copy.
+func (s *server) fromTool(r tool.Result) *mcp.CallToolResult {
+	if r.IsError {
+		code := r.Code
+		if code == "" {
+			code = "tool_failed"
+		}
+		return s.bounded(errorResult(code, r.Text))
+	}
+	return s.bounded(jsonResult(json.RawMessage(r.Text)))
+}
+
+// jsonResult is a result whose text is raw and whose structured content is
+// raw too when it is a JSON object.
+func jsonResult(raw json.RawMessage) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		res.StructuredContent = raw
+	}
+	return res
+}
+
+// valueResult encodes v as the structured content and its text copy.
+func (s *server) valueResult(v any) *mcp.CallToolResult {
+	b, err := marshal(v)
+	if err != nil {
+		return errorResult("tool_failed", "cannot encode the result: "+err.Error())
+	}
+	return s.bounded(jsonResult(b))
+}
+
+// marshal is json.Marshal without HTML escaping, so Markdown stays legible.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// textOf returns the text of a result's first content.
+func textOf(r *mcp.CallToolResult) string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	if t, ok := r.Content[0].(*mcp.TextContent); ok {
+		return t.Text
+	}
+	return ""
+}
