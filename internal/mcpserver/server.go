@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +30,8 @@ type Options struct {
 	Scope string
 	// State keeps proposals and pages between calls; nil makes a new one.
 	State *State
-	// Version is the server version clients see.
+	// Version is the server version clients see ("": the module version
+	// the binary was built from).
 	Version string
 	// Logger receives infrastructure failures (nil: discarded).
 	Logger *slog.Logger
@@ -59,6 +61,9 @@ func New(lib Library, opts Options) *mcp.Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Version == "" {
+		opts.Version = buildVersion()
+	}
 	s := &server{lib: lib, opts: opts, state: opts.State, log: opts.Logger, defs: map[string]tool.Tool{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "aite", Title: "aite book editor", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: strings.TrimSpace(instructions), Logger: opts.Logger,
@@ -84,4 +89,13 @@ func (s *server) offered(name string) bool {
 // on the client's capabilities, resources/list on the caller's documents.
 func privateLists(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 	c.CacheScope = "private"
+}
+
+// buildVersion is the version of the module the binary was built from
+// ("(devel)" for a build from a checkout).
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }
