@@ -57,7 +57,7 @@ var architecture = map[string][]string{
 	"store/*":        {"store"},
 	"api":            nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins"},
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},

@@ -291,7 +291,7 @@ func (a *App) newServer() (*Server, error) {
 		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
-		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools,
+		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
 		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, CORS: cfg.CORS.Enabled,
 		DocumentMaxBytes: cfg.Documents.MaxBytes, MemoryK: cfg.Memory.K, Logger: a.log, Clock: a.opts.Clock}
 	if cfg.Auth.Enabled {
@@ -386,7 +386,17 @@ func (a *App) cursorAgent(spec engine.Spec) *cursoragent.Agent {
 	if key == "" {
 		key = spec.Agent.ModelConfig.ModelKey
 	}
-	p, m, err := a.models.Provider(key)
+	return a.cursorAgentOn(key)
+}
+
+// defaultCursorAgent is the cursor agent on the default model, or nil when
+// that model cannot be used (MCP clients are then not offered the tool).
+func (a *App) defaultCursorAgent() *cursoragent.Agent {
+	return a.cursorAgentOn(builtins.DefaultModelKey)
+}
+
+func (a *App) cursorAgentOn(modelKey string) *cursoragent.Agent {
+	p, m, err := a.models.Provider(modelKey)
 	if err != nil {
 		return nil
 	}

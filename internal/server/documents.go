@@ -260,12 +260,21 @@ type docTool struct {
 	docs  *Documents
 	docID string
 	runID string
+	// check, when set, runs under the lock before the call; a result
+	// refuses the call with it (MCP: the approved edit is still the same).
+	check func(s *editor.Session, id string) *tool.Result
 }
 
 // Call implements tool.Tool.
 func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	var res tool.Result
 	err := t.docs.locked(ctx, t.docID, func(ds *docState) error {
+		if t.check != nil {
+			if r := t.check(t.docs.session, t.docID); r != nil {
+				res = *r
+				return nil
+			}
+		}
 		var err error
 		res, err = t.Tool.Call(ctx, args)
 		if err != nil || len(res.Edits) == 0 {

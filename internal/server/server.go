@@ -10,6 +10,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
@@ -57,6 +58,9 @@ type Options struct {
 	// BuiltinTools returns the built-in Go backend tools; those without a
 	// tool file are listed by /tools as kind backend (nil: none).
 	BuiltinTools func() []tool.Tool
+	// MCPCursorAgent returns the cursor agent MCP clients may run (on the
+	// default model), or nil when there is none; nil: none.
+	MCPCursorAgent func() *cursoragent.Agent
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
@@ -128,6 +132,7 @@ func (s *Server) routes() {
 	s.registerMeta()      // /agents /agent /skills /skill /tools /tool /viewport /data
 	s.registerDocuments() // /documents /document /document/items /document/raw /document/history
 	s.registerChats()     // /chats /read /chat /query /submit /run/stream /runs /run/cancel
+	s.mountMCP()          // /mcp, the book tools for MCP clients (mcp.go)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found", nil)
 	})
