@@ -112,11 +112,10 @@ func object(t *testing.T, res *mcp.CallToolResult) map[string]any {
 func failureOf(t *testing.T, res *mcp.CallToolResult) (code, text string) {
 	t.Helper()
 	require.True(t, res.IsError, "want an error result, got %s", textOf(res))
-	var f failure
-	b, _ := json.Marshal(res.StructuredContent)
-	require.NoError(t, json.Unmarshal(b, &f))
-	require.Equal(t, textOf(res), f.Error)
-	return f.Code, f.Error
+	require.Nil(t, res.StructuredContent, "an error result is a sentence, not structured")
+	code, _ = res.Meta[ErrorCodeMeta].(string)
+	require.NotEmpty(t, code)
+	return code, textOf(res)
 }
 
 func readFile(t *testing.T, path string) string {

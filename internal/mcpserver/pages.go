@@ -37,7 +37,7 @@ func (s *server) bounded(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if len(text) <= MaxResultText {
 		return res
 	}
-	p := paged{pages: split(text, MaxResultText-pageTrailerRoom), isError: res.IsError}
+	p := paged{pages: split(text, MaxResultText-pageTrailerRoom), isError: res.IsError, meta: res.Meta}
 	id := s.state.newID()
 	s.state.pages.put(id, s.opts.Scope, s.state.clock(), p)
 	return pageResult(id, p, 1)
@@ -47,6 +47,7 @@ func (s *server) bounded(res *mcp.CallToolResult) *mcp.CallToolResult {
 type paged struct {
 	pages   []string
 	isError bool
+	meta    mcp.Meta // an error's code
 }
 
 // pageResult is page n (1-based) of a paged result.
@@ -60,7 +61,7 @@ func pageResult(id string, p paged, n int) *mcp.CallToolResult {
 	} else {
 		text += fmt.Sprintf("\n\n[page %d of %d, the last]", n, len(pages))
 	}
-	return &mcp.CallToolResult{IsError: p.isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: info}
+	return &mcp.CallToolResult{IsError: p.isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: info, Meta: p.meta}
 }
 
 // split cuts text into pages of at most size bytes. A JSON text is indented

@@ -63,7 +63,7 @@ func (s *server) applyEdit(ctx context.Context, p applyParams) *mcp.CallToolResu
 		return s.openFailure(ctx, pr.edit.docID, err)
 	}
 	res := s.apply(ctx, book, pr.edit, pr.preview)
-	if sc, _ := res.StructuredContent.(failure); sc.Code != "tool_failed" {
+	if errorCode(res) != "tool_failed" {
 		s.state.proposals.remove(p.ProposalID) // applied, or refused for good
 	}
 	return res

@@ -13,17 +13,23 @@ import (
 // result is paged (see page).
 const MaxResultText = 16 << 10
 
-// failure is the structured form of an error result.
-type failure struct {
-	Code  string `json:"code"`
-	Error string `json:"error"`
-}
+// ErrorCodeMeta is the _meta key of an error result's code (the book
+// tools' codes: invalid_arguments, not_found, refused, tool_failed; and
+// changed, declined, approval_failed).
+const ErrorCodeMeta = "aite/errorCode"
 
-// errorResult is an isError result with a code and the sentence the model
-// reads.
+// errorResult is an isError result: the sentence the model reads, and the
+// code in _meta for programs. (It has no structured content, so its text
+// need not be JSON.)
 func errorResult(code, text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: failure{Code: code, Error: text}}
+		Meta: mcp.Meta{ErrorCodeMeta: code}}
+}
+
+// errorCode is the code of an error result ("" for other results).
+func errorCode(r *mcp.CallToolResult) string {
+	code, _ := r.Meta[ErrorCodeMeta].(string)
+	return code
 }
 
 // fromTool converts a book tool's result: an error keeps its code and text;
