@@ -142,6 +142,7 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 	}
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "aite server: %s/api/ap (data in %s; Ctrl-C stops)\n", url, cfg.Data)
+	fmt.Fprintf(stdout, "MCP clients: %s%s (streamable HTTP)\n", url, server.MCPPath)
 	if err := app.Serve(ctx, ln); err != nil {
 		return &IOError{Err: err}
 	}

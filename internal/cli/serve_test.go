@@ -123,7 +123,8 @@ func TestServeStartsAndStops(t *testing.T) {
 	// The flag beats the environment.
 	s := startServe(t, wd, serveEnv{"AITE_DATA": "from-env"}, nil, "--addr", "127.0.0.1:0", "--data", "from-flag")
 	api := s.url(t)
-	require.Regexp(t, `^aite server: http://127\.0\.0\.1:\d+/api/ap \(data in .*from-flag; Ctrl-C stops\)\n$`, s.stdout.String())
+	require.Regexp(t, `^aite server: http://127\.0\.0\.1:(\d+)/api/ap \(data in .*from-flag; Ctrl-C stops\)\n`+
+		`MCP clients: http://127\.0\.0\.1:\d+/mcp \(streamable HTTP\)\n$`, s.stdout.String())
 	require.Contains(t, agentKeys(t, api), "bookEditor")
 	_, err := os.Stat(filepath.Join(wd, "from-flag", "aite.db"))
 	require.NoError(t, err)

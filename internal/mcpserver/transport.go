@@ -21,6 +21,10 @@ func ServeStdio(ctx context.Context, lib Library, opts Options, in io.ReadCloser
 // subject), with Multi set and state shared. The SDK refuses requests
 // that reach a loopback address under another host name (DNS rebinding).
 func HTTPHandler(forRequest func(r *http.Request) (Library, Options), state *State, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = slog.New(warnings{logger.Handler()})
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		lib, opts := forRequest(r)
 		opts.Multi, opts.State = true, state
@@ -30,3 +34,17 @@ func HTTPHandler(forRequest func(r *http.Request) (Library, Options), state *Sta
 		return New(lib, opts)
 	}, &mcp.StreamableHTTPOptions{Stateless: true, Logger: logger})
 }
+
+// warnings passes on warnings and errors only: the SDK logs every
+// stateless session (one per request) at info level.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnings) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnings{w.Handler.WithAttrs(attrs)}
+}
+
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }
