@@ -22,6 +22,9 @@ import (
 //     Call fills it in when the argument is absent, so the handler sees the
 //     documented default and nothing else decides it.
 //   - A field tagged `enum:"a,b,c"` may only take those string values.
+//
+// Call also takes a number where a string parameter is expected, as its
+// text (see numbersAsStrings).
 func schemaFor[P any]() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[P](nil)
 	if err != nil {
@@ -97,4 +100,16 @@ func hasDefaults(s *jsonschema.Schema) bool {
 		}
 	}
 	return false
+}
+
+// stringProperties names the properties of s whose type is string.
+func stringProperties(s *jsonschema.Schema) []string {
+	var out []string
+	for name, p := range s.Properties {
+		if p.Type == "string" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -92,3 +92,26 @@ func TestCheck(t *testing.T) {
 	require.Equal(t, *bad, res, "Check refuses with exactly the result Call gives")
 	require.Zero(t, calls, "Check never runs the handler")
 }
+
+// TestNumberForAString: a number sent for a string parameter (a pointer's
+// bare ID) is taken as its text; other wrong types are still refused.
+func TestNumberForAString(t *testing.T) {
+	var got readParams
+	tl, err := New("editor-read", "Reads.", func(_ context.Context, p readParams) (Result, error) {
+		got = p
+		return Result{}, nil
+	})
+	require.NoError(t, err)
+	for args, want := range map[string]string{`{"pointer":24}`: "24", `{"pointer": 1.5 }`: "1.5", `{"pointer":"24:1.p3"}`: "24:1.p3"} {
+		res, err := tl.Call(context.Background(), json.RawMessage(args))
+		require.NoError(t, err)
+		require.False(t, res.IsError, res.Text)
+		require.Equal(t, want, got.Pointer, args)
+	}
+	res, err := tl.Call(context.Background(), json.RawMessage(`{"pointer":true}`))
+	require.NoError(t, err)
+	require.Equal(t, "invalid_arguments", res.Code)
+	res, err = tl.Call(context.Background(), json.RawMessage(`{"pointer":"1","before":"2"}`))
+	require.NoError(t, err)
+	require.Equal(t, "invalid_arguments", res.Code, "only strings are lenient")
+}

@@ -62,11 +62,12 @@ type Tool interface {
 
 // typed is a Tool whose parameters are the struct P.
 type typed[P any] struct {
-	name, desc string
-	schema     json.RawMessage
-	resolved   *jsonschema.Resolved
-	defaults   bool // some property has a default to fill in
-	handler    func(context.Context, P) (Result, error)
+	name, desc  string
+	schema      json.RawMessage
+	resolved    *jsonschema.Resolved
+	defaults    bool     // some property has a default to fill in
+	stringProps []string // the properties of type string
+	handler     func(context.Context, P) (Result, error)
 }
 
 // New makes a typed tool: the JSON Schema comes from P's fields (json names;
@@ -89,7 +90,7 @@ func New[P any](name, description string, handler func(context.Context, P) (Resu
 		return nil, err
 	}
 	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved,
-		defaults: hasDefaults(s), handler: handler}, nil
+		defaults: hasDefaults(s), stringProps: stringProperties(s), handler: handler}, nil
 }
 
 // Must is New that panics on a schema error (for package-level tool tables
@@ -147,17 +148,43 @@ func (t *typed[P]) check(args json.RawMessage) (json.RawMessage, *Result, error)
 			t.name, err, t.schema)
 		return nil, &r, nil
 	}
+	coerced := t.numbersAsStrings(v, args)
 	if err := t.resolved.Validate(v); err != nil {
 		return nil, t.invalid("%s", oneLine(err.Error())), nil
 	}
-	if !t.defaults {
+	if !t.defaults && !coerced {
 		return args, nil, nil
 	}
-	if err := t.resolved.ApplyDefaults(&v); err != nil {
-		return nil, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
+	if t.defaults {
+		if err := t.resolved.ApplyDefaults(&v); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
+		}
 	}
 	out, err := json.Marshal(v)
 	return out, nil, err
+}
+
+// numbersAsStrings turns a number given for a string parameter into its
+// text, as written: a model (or a client's form) that sends a pointer's
+// bare ID as a number, `"pointer": 24`, means "24". It reports whether it
+// changed anything.
+func (t *typed[P]) numbersAsStrings(v any, args json.RawMessage) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	var raw map[string]json.RawMessage
+	changed := false
+	for _, name := range t.stringProps {
+		if _, num := m[name].(float64); !num {
+			continue
+		}
+		if raw == nil && json.Unmarshal(args, &raw) != nil {
+			return changed
+		}
+		m[name], changed = strings.TrimSpace(string(raw[name])), true
+	}
+	return changed
 }
 
 func (t *typed[P]) invalid(format string, a ...any) *Result {
