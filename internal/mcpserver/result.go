@@ -57,22 +57,11 @@ func jsonResult(raw json.RawMessage) *mcp.CallToolResult {
 
 // valueResult encodes v as the structured content and its text copy.
 func (s *server) valueResult(v any) *mcp.CallToolResult {
-	b, err := marshal(v)
+	b, err := json.Marshal(v) // escaped like the book tools' results
 	if err != nil {
 		return errorResult("tool_failed", "cannot encode the result: "+err.Error())
 	}
 	return s.bounded(jsonResult(b))
-}
-
-// marshal is json.Marshal without HTML escaping, so Markdown stays legible.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // textOf returns the text of a result's first content.
