@@ -6,9 +6,46 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
+
+// params is what a typed tool needs of its parameters type: the schema
+// (as JSON and resolved for validation) and the facts Call uses.
+type params struct {
+	schema      json.RawMessage
+	resolved    *jsonschema.Resolved
+	defaults    bool     // some property has a default to fill in
+	stringProps []string // the properties of type string
+}
+
+// paramsCache keeps params per parameters type: the same tools are bound
+// again for every run and every MCP request, and the schema of a type
+// never changes. A resolved schema is only read when validating, so it is
+// shared.
+var paramsCache sync.Map // reflect.Type → *params
+
+func paramsOf[P any]() (*params, error) {
+	t := reflect.TypeFor[P]()
+	if p, ok := paramsCache.Load(t); ok {
+		return p.(*params), nil
+	}
+	s, err := schemaFor[P]()
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := paramsCache.LoadOrStore(t, &params{schema: raw, resolved: resolved, defaults: hasDefaults(s), stringProps: stringProperties(s)})
+	return p.(*params), nil
+}
 
 // schemaFor is the parameters schema of P, the one place where every typed
 // tool's schema is made (for the agents' model requests, the server's /tools

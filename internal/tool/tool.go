@@ -17,8 +17,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
@@ -62,12 +60,9 @@ type Tool interface {
 
 // typed is a Tool whose parameters are the struct P.
 type typed[P any] struct {
-	name, desc  string
-	schema      json.RawMessage
-	resolved    *jsonschema.Resolved
-	defaults    bool     // some property has a default to fill in
-	stringProps []string // the properties of type string
-	handler     func(context.Context, P) (Result, error)
+	name, desc string
+	*params
+	handler func(context.Context, P) (Result, error)
 }
 
 // New makes a typed tool: the JSON Schema comes from P's fields (json names;
@@ -77,20 +72,11 @@ type typed[P any] struct {
 // are validated against it, and absent ones given their defaults, before
 // the handler runs.
 func New[P any](name, description string, handler func(context.Context, P) (Result, error)) (Tool, error) {
-	s, err := schemaFor[P]()
+	p, err := paramsOf[P]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
 	}
-	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved,
-		defaults: hasDefaults(s), stringProps: stringProperties(s), handler: handler}, nil
+	return &typed[P]{name: name, desc: strings.TrimSpace(description), params: p, handler: handler}, nil
 }
 
 // Must is New that panics on a schema error (for package-level tool tables
