@@ -243,4 +243,10 @@ func TestProgressIsForwarded(t *testing.T) {
 	defer mu.Unlock()
 	require.GreaterOrEqual(t, len(notes), 2, "notifications are handled before the call's result")
 	require.Contains(t, notes[0], "batch 1 of ~")
+
+	code, text := failureOf(t, call(t, cs, booktools.ToolRunCursorAgent, map[string]any{"cursorName": "nope", "taskDescription": "x"}))
+	require.Equal(t, "invalid_arguments", code)
+	require.Contains(t, text, "not defined")
+	code, _ = failureOf(t, call(t, cs, booktools.ToolRunCursorAgent, map[string]any{"cursorName": cursor["cursorName"], "taskDescription": "x", "mode": "Second"}))
+	require.Equal(t, "invalid_arguments", code)
 }

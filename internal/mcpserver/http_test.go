@@ -67,6 +67,8 @@ func TestHTTPApprovalIsStateless(t *testing.T) {
 
 	docs := object(t, call(t, cs, ToolListDocuments, map[string]any{}))
 	require.Len(t, docs["documents"], 2)
+	code, _ := failureOf(t, call(t, cs, ToolListDocuments, map[string]any{"filter": "a"}))
+	require.Equal(t, "invalid_arguments", code)
 	found := object(t, call(t, cs, "search-find", map[string]any{"documentId": "b.md", "query": "телеграмма"}))
 	require.NotEmpty(t, found["results"])
 	got := object(t, call(t, cs, "editor-replace_text", map[string]any{"documentId": "b.md", "pointer": "2", "markdown": "Новое."}))
@@ -75,7 +77,7 @@ func TestHTTPApprovalIsStateless(t *testing.T) {
 	require.Contains(t, readFile(t, lib["b.md"].path), "\nНовое.\n")
 	require.Contains(t, readFile(t, lib["a.md"].path), intro, "the other document is untouched")
 
-	code, _ := failureOf(t, call(t, cs, "editor-read", map[string]any{"pointer": "2"}))
+	code, _ = failureOf(t, call(t, cs, "editor-read", map[string]any{"pointer": "2"}))
 	require.Equal(t, "invalid_arguments", code)
 	code, text := failureOf(t, call(t, cs, "editor-read", map[string]any{"documentId": "c.md", "pointer": "2"}))
 	require.Equal(t, "not_found", code)
