@@ -250,3 +250,21 @@ func TestProgressIsForwarded(t *testing.T) {
 	code, _ = failureOf(t, call(t, cs, booktools.ToolRunCursorAgent, map[string]any{"cursorName": cursor["cursorName"], "taskDescription": "x", "mode": "Second"}))
 	require.Equal(t, "invalid_arguments", code)
 }
+
+// TestUnwritableEditIsNotApplied: when the book cannot be written, the
+// approved edit is undone in memory and reported as not applied.
+func TestUnwritableEditIsNotApplied(t *testing.T) {
+	path := sampleBook(t)
+	io := testIO
+	io.Save = func(*editor.Session, string, string) error { return os.ErrPermission }
+	lib, err := OpenFile(path, io, nil)
+	require.NoError(t, err)
+	cs := connect(t, lib, Options{}, nil, "")
+	p := object(t, call(t, cs, "propose_replace_text", map[string]any{"pointer": "2", "markdown": "Новое."}))
+	code, text := failureOf(t, call(t, cs, ToolApplyEdit, map[string]any{"proposalId": p["proposalId"]}))
+	require.Equal(t, "tool_failed", code)
+	require.Contains(t, text, "not applied")
+	got := object(t, call(t, cs, "editor-read", map[string]any{"pointer": "2"}))
+	require.Contains(t, got["items"].([]any)[0].(map[string]any)["markdown"], intro, "the edit was undone in memory")
+	require.Contains(t, readFile(t, path), intro)
+}
