@@ -40,8 +40,7 @@ func (b *Book) ID() string { return b.id }
 
 // byID returns the item with the given ID.
 func (b *Book) byID(id int) (editor.ItemView, bool) {
-	v, err := b.s.Resolve(b.id, strconv.Itoa(id))
-	return v, err == nil
+	return b.s.ItemByID(b.id, id)
 }
 
 // byLabel returns the item with the given current label. A bare number is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // result builds the task's result from its state.
@@ -44,7 +45,7 @@ func (a *Agent) current(book string, es []Evidence) []Evidence {
 	out := make([]Evidence, len(es))
 	for i, e := range es {
 		out[i] = e
-		if v, err := a.Session.Resolve(book, fmt.Sprint(e.Pointer.ID)); err == nil {
+		if v, ok := a.Session.ItemByID(book, e.Pointer.ID); ok {
 			out[i].Pointer, out[i].Index, out[i].Markdown = v.Pointer, v.Index, v.Markdown
 		}
 	}
@@ -83,7 +84,7 @@ func (a *Agent) finish(ctx context.Context, st *TaskState, r *Result) error {
 		ordered := append([]Evidence(nil), st.Found...)
 		sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Index < ordered[j].Index })
 		for i, e := range ordered {
-			ptrs[i] = fmt.Sprint(e.Pointer.ID)
+			ptrs[i] = strconv.Itoa(e.Pointer.ID) + ":" // the ID alone, never a label
 		}
 		rep, err := a.Session.CreateTargets(t.Book, t.TargetSet, ptrs)
 		if err != nil {
