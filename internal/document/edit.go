@@ -265,11 +265,13 @@ func (d *Document) Append(markdown string) (EditResult, error) {
 		return EditResult{}, err
 	}
 	lead := ""
-	if end > 0 && d.src[end-1] != '\n' {
-		lead = le
-	}
-	if end > 0 && !d.lastLineBlank() {
-		lead += le // keep the new block apart from the last line
+	if content := bytes.TrimPrefix(d.src, utf8BOM); len(content) > 0 {
+		if content[len(content)-1] != '\n' {
+			lead = le
+		}
+		if !d.lastLineBlank() {
+			lead += le // keep the new block apart from the last line
+		}
 	}
 	target, kind, top := &Item{}, notHeading, 0
 	if n := len(d.items); n > 0 {
@@ -283,6 +285,10 @@ func (d *Document) Append(markdown string) (EditResult, error) {
 	p.newEnd = p.newStart + len(text)
 	return d.apply(p)
 }
+
+// utf8BOM is the UTF-8 byte order mark; a source may start with it (it is
+// not part of any item).
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // lastLineBlank reports whether the source's last line (terminated or not)
 // is blank.
