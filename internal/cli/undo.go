@@ -11,7 +11,7 @@ import (
 
 // Undo restores a book file from its command journal.
 func Undo(out, log io.Writer, book string, backup, asJSON bool) error {
-	c, err := editor.UndoCommand(book, backup)
+	c, err := editor.UndoCommand(book, backup, false)
 	switch {
 	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):
 		return Usagef("%v", err)
