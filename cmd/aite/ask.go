@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -8,12 +9,13 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
 type agentFlags struct {
-	model, config string
-	yes, dryRun   bool
-	maxSteps      int
+	model, config      string
+	yes, dryRun, force bool
+	maxSteps           int
 }
 
 func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
@@ -24,6 +26,9 @@ func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 		fl.BoolVar(&f.yes, "yes", false, "write the edits without asking")
 		fl.BoolVar(&f.dryRun, "dry-run", false, "show the edits as a diff but never write")
 		fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "model turns with tools before the agent must answer")
+	}
+	if writes || cmd.Name() == "chat" {
+		fl.BoolVar(&f.force, "force", false, "write the book even if it is read-only")
 	}
 }
 
@@ -67,7 +72,7 @@ A model must be configured: see 'aite models'.`),
 			}
 			return cli.Ask(cmd.Context(), cli.AskRequest{Book: args[0], Command: args[1], Model: m, Yes: f.yes,
 				DryRun: f.dryRun, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(),
-				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps})
+				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps, Force: f.force})
 		},
 	}
 	f.register(cmd, true)
@@ -93,7 +98,7 @@ not yet written, /quit leaves.
 				return err
 			}
 			return cli.Chat(cmd.Context(), cli.AskRequest{Book: args[0], Model: m, In: cmd.InOrStdin(),
-				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps})
+				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps, Force: f.force})
 		},
 	}
 	f.register(cmd, false) // no --max-steps: MaxSteps 0 is agent.DefaultMaxSteps
@@ -101,20 +106,24 @@ not yet written, /quit leaves.
 }
 
 func newUndoCmd(o *options) *cobra.Command {
-	var noBackup bool
+	var noBackup, force bool
 	cmd := &cobra.Command{
 		Use:   "undo BOOK.md",
 		Short: "Restore the book as it was before the last written command",
-		Long: helpText(`Take back the last command whose edits 'aite ask' or 'aite chat' wrote to
-BOOK.md: the file is restored byte for byte from the journal kept beside it
-(.BOOK.md.aite-journal.json). If the book changed since that command was
-written, nothing is touched. Repeat to go further back (up to 20 commands).`),
+		Long: helpText(fmt.Sprintf(`Take back the last command that wrote BOOK.md ('aite edit', 'aite ask' or
+'aite chat' /save): the file is restored byte for byte from the journal kept
+beside it (.BOOK.md.aite/journal.json), and its items get back the IDs they
+had, so the pointers printed before that command are valid again. If the
+book changed since that command was written, nothing is touched. Repeat to
+go further back (up to %d commands). A read-only book is refused unless
+--force.`, editor.JournalDepth)),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cli.Undo(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], !noBackup, o.json)
+			return cli.Undo(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], !noBackup, force, o.json)
 		},
 	}
 	cmd.Flags().BoolVar(&noBackup, "no-backup", false, "do not keep the current version as BOOK.md.bak")
+	cmd.Flags().BoolVar(&force, "force", false, "write the book even if it is read-only")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -385,4 +386,35 @@ func TestAskCanceledMidRunLeavesTheFile(t *testing.T) {
 	require.Contains(t, errb.String(), "canceled")
 	after, _ := os.ReadFile(w.book)
 	require.Equal(t, before, after)
+}
+
+// TestAskPointersHoldInTheNextCommand: the pointer an ask prints for its
+// insert names the inserted item in the next command; an insert that was
+// not written leaves its ID unused for good.
+func TestAskPointersHoldInTheNextCommand(t *testing.T) {
+	insert := func(r llmtest.Request, turn int) llmtest.Response {
+		if turn == 0 {
+			return callTool("editor-insert_after", map[string]any{"pointer": "4:1.1.p1", "markdown": "Новый абзац от модели."})
+		}
+		return say("Inserted " + pointerIn(lastToolResult(r)) + ".")
+	}
+	w := newWorld(t, insert, nil)
+	_, log, code := w.ask("add a paragraph", "--yes")
+	require.Equal(t, 0, code, log)
+	m := regexp.MustCompile(`✎ insert_after 4:1\.1\.p1 → (\S+)`).FindStringSubmatch(log)
+	require.NotNil(t, m, log)
+	r := mustRun(t, "read", w.book, m[1])
+	require.Contains(t, r.stdout, "Новый абзац от модели.")
+	r = mustRun(t, "read", w.book, "5:1.1.p2") // listed before the ask: its label moved, the ID holds
+	require.NotContains(t, r.stdout, "Новый абзац от модели.")
+	require.Contains(t, r.stderr, "5:1.1.p2 is now 5:1.1.p3")
+
+	// Without a terminal nothing is written; the pointer printed names
+	// nothing later, even after another insert.
+	_, log, code = w.ask("add a paragraph")
+	require.Equal(t, 1, code, log)
+	m = regexp.MustCompile(`✎ insert_after 4:1\.1\.p1 → (\S+)`).FindStringSubmatch(log)
+	require.NotNil(t, m, log)
+	mustRun(t, "edit", w.book, "insert-after", "4:1.1.p1", "--text", "Вставка руками.")
+	wantFail(t, 1, []string{"no longer exists"}, "read", w.book, m[1])
 }

@@ -25,6 +25,7 @@ type AskRequest struct {
 	History        []llm.Message
 	MaxSteps       int // 0: agent.DefaultMaxSteps
 	NoSaveMessages bool
+	Force          bool // write a read-only book
 }
 
 // ErrNotWritten is returned when edits were made but not written because
@@ -57,10 +58,11 @@ func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]agent.Event, er
 // Ask runs one command on a book file and, when it edited the book, shows
 // the diff and writes the book only after confirmation (or --yes).
 func Ask(ctx context.Context, req AskRequest) error {
-	b, err := OpenBook(req.Book)
+	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	if _, err := RunCommand(ctx, b, req); err != nil {
 		return fmt.Errorf("nothing written: %w", err)
 	}
@@ -89,9 +91,9 @@ func (b *Book) confirmAndSave(req AskRequest, label string) error {
 			return nil
 		}
 	}
-	res, err := b.s.Save(b.id, editor.SaveOptions{Backup: true, Record: label})
+	res, err := b.s.Save(b.id, editor.SaveOptions{Backup: true, Record: label, ForceReadOnly: req.Force})
 	if err != nil {
-		return &IOError{Err: err}
+		return writeError(req.Book, err)
 	}
 	fmt.Fprintf(req.Log, "wrote %s (backup %s); `aite undo %s` restores the previous version\n", res.Path, res.Backup, req.Book)
 	return nil

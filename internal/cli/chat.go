@@ -22,10 +22,11 @@ const ChatHelp = `Type a command for the book and press Enter. Slash commands:
 // Chat is an interactive session over a book: each line is a command for
 // the agent, which sees the previous turns.
 func Chat(ctx context.Context, req AskRequest) error {
-	b, err := OpenBook(req.Book)
+	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	fmt.Fprintf(req.Log, "aite chat on %s with %s. /help lists the commands.\n", req.Book, req.Model.Info.Key)
 	c := &chat{b: b, req: req, in: bufio.NewScanner(req.In)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
@@ -118,9 +119,10 @@ func (c *chat) save() error {
 		fmt.Fprintln(c.req.Log, "nothing to write")
 		return nil
 	}
-	res, err := c.b.s.Save(c.b.id, editor.SaveOptions{Backup: true, Record: "aite chat"})
+	res, err := c.b.s.Save(c.b.id, editor.SaveOptions{Backup: true, Record: "aite chat", ForceReadOnly: c.req.Force})
 	if err != nil {
-		return &IOError{Err: err}
+		fmt.Fprintf(c.req.Log, "aite: %v\n", writeError(c.req.Book, err))
+		return nil // the edits stay in memory: the user can make the book writable and /save again
 	}
 	fmt.Fprintf(c.req.Log, "wrote %s (backup %s)\n", res.Path, res.Backup)
 	return nil

@@ -27,10 +27,11 @@ type NavigateRequest struct {
 // without keywords), printing one progress line per batch on Log and the
 // result on Out.
 func Navigate(ctx context.Context, req NavigateRequest) error {
-	b, err := OpenBook(req.Book)
+	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	spec := cursor.NewSpec(cursor.FullScan)
 	if len(req.Keywords) > 0 {
 		spec = cursor.NewSpec(cursor.Keyword)
