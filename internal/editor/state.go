@@ -184,23 +184,6 @@ func adopt(d *document.Document, r *idRecord) (IDOrigin, int) {
 	return IDsCarried, fresh
 }
 
-// sameRecord reports whether two records hold the same IDs for the same
-// bytes.
-func sameRecord(a, b *idRecord) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	if a.sha != b.sha || a.size != b.size || a.next != b.next || len(a.ids) != len(b.ids) {
-		return false
-	}
-	for i := range a.ids {
-		if a.ids[i] != b.ids[i] || a.hashes[i] != b.hashes[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
