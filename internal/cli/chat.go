@@ -76,6 +76,9 @@ func (c *chat) turn(ctx context.Context, line string) error {
 	before := c.b.unsavedEdits()
 	evs, err := RunCommand(ctx, c.b, req)
 	c.lastEdit = c.b.unsavedEdits() - before
+	if out := askOutcome(evs); out.OutOfSteps {
+		fmt.Fprintln(c.req.Log, "(the model ran out of steps before it finished: its work may be unfinished; /undo takes its edits back)")
+	}
 	if err == nil {
 		c.history = append(c.history, agent.NewMessages(evs)...)
 	}

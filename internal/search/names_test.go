@@ -114,10 +114,10 @@ func holds(text string, forms map[string]bool) bool {
 
 // nameRow is one line of the name-form table.
 type nameRow struct {
-	book, name, query  string
-	relevant, found    int
-	recall, precision  float64
-	inGold, relevantNo int
+	book, name, query string
+	relevant, found   int
+	recall, precision float64
+	inGold            int
 }
 
 // TestNameForms measures, on both shared books, how well a search by a
