@@ -11,12 +11,13 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 type agentFlags struct {
 	model, config      string
 	yes, dryRun, force bool
-	maxSteps           int
+	maxSteps, context  int
 }
 
 func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
@@ -30,6 +31,7 @@ func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 	}
 	if writes || cmd.Name() == "chat" {
 		fl.BoolVar(&f.force, "force", false, "write the book even if it is read-only")
+		fl.IntVar(&f.context, "context", textdiff.DefaultWidth, "characters of context around a change inside a long line of the diff")
 	}
 }
 
@@ -81,7 +83,8 @@ A model must be configured: see 'aite models'.`),
 			}
 			return cli.Ask(cmd.Context(), cli.AskRequest{Book: args[0], Command: args[1], Model: m, Yes: f.yes,
 				DryRun: f.dryRun, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(),
-				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps, Force: f.force, JSON: o.json})
+				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps, Force: f.force, JSON: o.json,
+				Context: f.context})
 		},
 	}
 	f.register(cmd, true)
@@ -107,7 +110,7 @@ not yet written, /quit leaves.
 				return err
 			}
 			return cli.Chat(cmd.Context(), cli.AskRequest{Book: args[0], Model: m, In: cmd.InOrStdin(),
-				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps, Force: f.force})
+				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps, Force: f.force, Context: f.context})
 		},
 	}
 	f.register(cmd, false) // no --max-steps: MaxSteps 0 is agent.DefaultMaxSteps

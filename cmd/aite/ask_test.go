@@ -278,7 +278,9 @@ func TestAskRewritesOneParagraph(t *testing.T) {
 	out, log, code := w.ask(s.Question, "--yes")
 	require.Equal(t, 0, code, log)
 	require.Contains(t, out, "Rewrote 4:1.1.p1.")
-	require.Contains(t, out, "+"+original+" На ней был зелёный шарф.")
+	// The diff shows the change with bounded context, not the paragraph twice.
+	require.Contains(t, out, "+… на этом слове его увезли по срочному делу о пропавшей козе. На ней был зелёный шарф.\n")
+	require.NotContains(t, out, original)
 	require.Contains(t, log, "✎ replace 4:1.1.p1")
 	after, _ := os.ReadFile(w.book)
 	want, err := os.ReadFile(filepath.Join("testdata", "scenarios", s.ExpectFile))

@@ -8,11 +8,13 @@ import (
 
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 type editFlags struct {
 	text, file, out         string
 	dryRun, noBackup, force bool
+	context                 int
 }
 
 func newEditCmd(o *options) *cobra.Command {
@@ -41,7 +43,9 @@ program changed the book (rewritten items get new IDs; their old pointers
 are refused with the nearest candidates). When the label of a pointer is
 out of date (an insert moved the item) the ID decides, with a note.
 
-The unified diff of the change goes to standard output. The book is then
+The unified diff of the change goes to standard output; a long line (a
+paragraph) shows only the changed words with --context characters around
+them (… marks what is cut; the JSON "diff" is the whole diff). The book is then
 written atomically, back to BOOK.md or to --output, keeping the previous
 version as FILE.bak unless --no-backup, and journaled so that 'aite undo
 BOOK.md' restores the version before; --dry-run writes nothing. A
@@ -67,6 +71,7 @@ JSON: {"op", "target", "pointer", "markdownBefore", "markdownAfter", "diff",
 	fl.StringVarP(&f.out, "output", "o", "", "write the edited book to this file instead of BOOK.md")
 	fl.BoolVar(&f.noBackup, "no-backup", false, "do not keep the previous version as FILE.bak")
 	fl.BoolVar(&f.force, "force", false, "write the book even if it is read-only")
+	fl.IntVar(&f.context, "context", textdiff.DefaultWidth, "characters of context around a change inside a long line of the diff")
 	return cmd
 }
 
@@ -86,6 +91,9 @@ func editArgs(cmd *cobra.Command, args []string) error {
 }
 
 func runEdit(cmd *cobra.Command, o *options, f *editFlags, args []string) error {
+	if f.context < 1 {
+		return cli.Usagef("--context must be at least 1 (got %d)", f.context)
+	}
 	op, err := cli.ParseEditOp(args[1])
 	if err != nil {
 		return err
@@ -107,7 +115,7 @@ func runEdit(cmd *cobra.Command, o *options, f *editFlags, args []string) error 
 	if o.json {
 		err = cli.WriteJSON(cmd.OutOrStdout(), cli.NewEditJSON(res))
 	} else {
-		_, err = io.WriteString(cmd.OutOrStdout(), res.Diff)
+		_, err = io.WriteString(cmd.OutOrStdout(), textdiff.Trim(res.Diff, f.context))
 	}
 	cli.WriteEditStatus(cmd.ErrOrStderr(), res, f.dryRun)
 	return err

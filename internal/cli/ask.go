@@ -11,6 +11,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/textdiff"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -27,6 +28,7 @@ type AskRequest struct {
 	NoSaveMessages bool
 	Force          bool // write a read-only book
 	JSON           bool // print the outcome as JSON (AskJSON) instead of the answer and the diff
+	Context        int  // characters of context in long diff lines (textdiff.Trim); 0: the default
 }
 
 // CheckAsk validates a command and its flags before any model is loaded or
@@ -171,7 +173,7 @@ func (b *Book) confirmAndSave(req AskRequest, label string, out *AskJSON) error 
 	}
 	out.Diff = diff
 	if !req.JSON {
-		fmt.Fprint(req.Out, "\n"+diff)
+		fmt.Fprint(req.Out, "\n"+textdiff.Trim(diff, req.Context))
 	}
 	n := b.unsavedEdits()
 	switch {

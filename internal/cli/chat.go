@@ -9,6 +9,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // ChatHelp lists the chat commands.
@@ -105,6 +106,7 @@ func (c *chat) slash(line string) (bool, error) {
 		c.undo()
 	case "/diff":
 		d, _ := c.b.s.Diff(c.b.id)
+		d = textdiff.Trim(d, c.req.Context)
 		if d == "" {
 			d = "(no unsaved edits)\n"
 		}
