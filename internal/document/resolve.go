@@ -104,7 +104,7 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 	if p.ID >= d.nextID {
 		e.Reason = fmt.Sprintf("no item has the ID %d (IDs go up to %d)", p.ID, d.nextID-1)
 	} else {
-		e.Reason = fmt.Sprintf("the item with ID %d no longer exists (it was deleted)", p.ID)
+		e.Reason = fmt.Sprintf("the item with ID %d no longer exists (it was deleted, or rewritten by another program)", p.ID)
 	}
 	label := p.Label
 	if label == "" && bareNumber(input) {
