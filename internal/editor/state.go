@@ -137,9 +137,18 @@ func writeRecord(book string, r *idRecord) error {
 	return writeStateFile(StatePath(book), append(b, '\n'))
 }
 
-// writeStateFile writes one file of the state directory atomically.
+// writeStateFile writes one file of the state directory atomically. The
+// directory is not created beside a book whose directory has no write
+// permission bit at all (a folder marked read-only, also for root, who
+// could write there anyway).
 func writeStateFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
+			return fmt.Errorf("the folder %s is read-only", filepath.Dir(dir))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, b, atomicfile.Options{Perm: 0o644})

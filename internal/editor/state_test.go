@@ -251,3 +251,15 @@ func TestOpenRefusesTextThatIsNotUTF8(t *testing.T) {
 		})
 	}
 }
+
+func TestNoStateBesideABookInAReadOnlyFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "book.md")
+	require.NoError(t, os.WriteFile(path, []byte("# T\n\nText.\n"), 0o444))
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	_, info := reopen(t, path)
+	require.Equal(t, IDsNew, info.IDs)
+	require.Contains(t, info.Warning, "is read-only")
+	require.NoDirExists(t, StateDir(path), "nothing is created in a read-only folder, even by root")
+}
