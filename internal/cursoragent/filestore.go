@@ -57,9 +57,5 @@ func (f FileStore) LoadTask(_ context.Context, id string) (*TaskState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st TaskState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("task %q: stored state is damaged: %w", id, err)
-	}
-	return &st, nil
+	return decodeTask(id, b)
 }
