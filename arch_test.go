@@ -54,7 +54,7 @@ var architecture = map[string][]string{
 	"agent/agentctx": nil,
 	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
-	"store/*":        {"store"},
+	"store/*":        {"store", "document", "pointer"},
 	"api":            nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
 		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver"},

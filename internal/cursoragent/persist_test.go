@@ -39,3 +39,17 @@ func TestResumeFromSQLite(t *testing.T) {
 	_, err = b.Resume(context.Background(), "missing")
 	require.ErrorIs(t, err, ErrNoTask)
 }
+
+func TestFileStore(t *testing.T) {
+	fs := FileStore{Dir: filepath.Join(t.TempDir(), "tasks")}
+	st := &TaskState{Task: Task{ID: "abc123", Goal: "g"}, Steps: 3, Unjudged: []Range{{First: "1:p1", Last: "2:p2", Items: 2}}}
+	require.NoError(t, fs.SaveTask(context.Background(), st))
+	got, err := fs.LoadTask(context.Background(), "abc123")
+	require.NoError(t, err)
+	require.Equal(t, st.Unjudged, got.Unjudged)
+	require.Equal(t, 3, got.Steps)
+	for _, bad := range []string{"nope", "../x", ""} {
+		_, err := fs.LoadTask(context.Background(), bad)
+		require.ErrorIs(t, err, ErrNoTask, bad)
+	}
+}

@@ -98,6 +98,19 @@ func (s *Session) Resolve(id, ptr string) (ItemView, error) {
 	return out, err
 }
 
+// ItemByID returns the item with an ID (false when no item has it).
+func (s *Session) ItemByID(id string, itemID int) (ItemView, bool) {
+	var out ItemView
+	found := false
+	_ = s.with(id, func(b *book) error {
+		if it := b.doc.ByID(itemID); it != nil {
+			out, found = view(b.doc, it), true
+		}
+		return nil
+	})
+	return out, found
+}
+
 // SectionView is one heading of the outline.
 type SectionView struct {
 	Pointer  pointer.Pointer `json:"pointer"`

@@ -49,7 +49,7 @@ func TestApprovalByElicitation(t *testing.T) {
 			require.Contains(t, book, "\nНовое вступление.\n")
 			require.NotContains(t, book, intro)
 			require.Contains(t, readFile(t, path+".bak"), intro, "the previous version is kept")
-			c, err := editor.UndoCommand(path, false)
+			c, err := editor.UndoCommand(path, false, false)
 			require.NoError(t, err, "the edit is journaled for aite undo")
 			require.Equal(t, "mcp replace 2:1.p1", c.Label)
 			require.Contains(t, readFile(t, path), intro)
@@ -165,8 +165,13 @@ func TestBookChangedOnDisk(t *testing.T) {
 	code, msg := failureOf(t, call(t, cs, "propose_replace_text", map[string]any{"pointer": "2", "markdown": "x"}))
 	require.Equal(t, "changed", code)
 	require.Contains(t, msg, "changed on disk")
-	got := object(t, call(t, cs, "editor-read", map[string]any{"pointer": "2"}))
+	code, msg = failureOf(t, call(t, cs, "editor-read", map[string]any{"pointer": "2:1.p1"}))
+	require.Equal(t, "not_found", code, "the rewritten item has a new ID: its old pointer names nothing")
+	require.Contains(t, msg, "no longer exists")
+	got := object(t, call(t, cs, "editor-read", map[string]any{"pointer": "1.p1"}))
 	require.Contains(t, got["items"].([]any)[0].(map[string]any)["markdown"], "Совсем другое начало")
+	got = object(t, call(t, cs, "editor-read", map[string]any{"pointer": "3:1.1"}))
+	require.Equal(t, "3:1.1", got["items"].([]any)[0].(map[string]any)["pointer"], "an unchanged item keeps its pointer")
 	require.Equal(t, text, readFile(t, path))
 }
 
@@ -267,4 +272,24 @@ func TestUnwritableEditIsNotApplied(t *testing.T) {
 	got := object(t, call(t, cs, "editor-read", map[string]any{"pointer": "2"}))
 	require.Contains(t, got["items"].([]any)[0].(map[string]any)["markdown"], intro, "the edit was undone in memory")
 	require.Contains(t, readFile(t, path), intro)
+}
+
+// TestPointersHoldAcrossServers: a pointer an MCP edit reported names the
+// same item for the next `aite mcp` (and every other command) on the book,
+// because the IDs are recorded beside the book like every command's.
+func TestPointersHoldAcrossServers(t *testing.T) {
+	lib, path := fileLibrary(t)
+	cs := connect(t, lib, Options{}, accepting(new([]*mcp.ElicitParams), "accept", nil), "")
+	got := object(t, call(t, cs, "editor-insert_after", map[string]any{"pointer": "2:1.p1", "markdown": "Вставленный абзац."}))
+	inserted := got["pointerAfter"].(string)
+	later := object(t, call(t, cs, "editor-read", map[string]any{"pointer": "4:1.1.p1"}))["items"].([]any)[0].(map[string]any)
+
+	again, err := OpenFile(path, testIO, nil)
+	require.NoError(t, err)
+	cs2 := connect(t, again, Options{}, nil, "")
+	item := object(t, call(t, cs2, "editor-read", map[string]any{"pointer": inserted}))["items"].([]any)[0].(map[string]any)
+	require.Equal(t, inserted, item["pointer"])
+	require.Equal(t, "Вставленный абзац.", item["markdown"])
+	item = object(t, call(t, cs2, "editor-read", map[string]any{"pointer": later["pointer"]}))["items"].([]any)[0].(map[string]any)
+	require.Equal(t, later["markdown"], item["markdown"], "an item after the insertion keeps its ID and label")
 }

@@ -114,7 +114,7 @@ func (l *FileLibrary) fresh() error {
 	if err := l.load(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w since aite read it, so it was read again: item IDs are numbered afresh and pointers from before may name other items now. Look the items up again (search-find, editor-read) before editing", ErrChangedOnDisk)
+	return fmt.Errorf("%w since aite read it, so it was read again: unchanged items keep their pointers, while items that were rewritten or added have new IDs (an old pointer to them is refused). Look the items up again (search-find, editor-read) before editing", ErrChangedOnDisk)
 }
 
 // Documents lists the one book.

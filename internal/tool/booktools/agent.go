@@ -36,20 +36,22 @@ type agentParams struct {
 // agentResult is what the model reads: the result with short evidence and
 // without run-specific identifiers (so a recorded conversation replays).
 type agentResult struct {
-	Success          bool              `json:"success"`
-	Summary          string            `json:"summary"`
-	Pointer          string            `json:"pointer,omitempty"`
-	Excerpt          string            `json:"excerpt,omitempty"`
-	WhyThis          string            `json:"whyThis,omitempty"`
-	Evidence         []evidenceView    `json:"evidence"`
-	EvidenceCount    int               `json:"evidenceCount"`
-	TargetSet        string            `json:"targetSet,omitempty"`
-	NextAfterPointer string            `json:"nextAfterPointer,omitempty"`
-	CursorComplete   bool              `json:"cursorComplete"`
-	StepsUsed        int               `json:"stepsUsed"`
-	StoppedBy        string            `json:"stoppedBy"`
-	Usage            cursoragent.Usage `json:"usage"`
-	Skipped          []string          `json:"skippedBatches,omitempty"`
+	Success          bool                `json:"success"`
+	Summary          string              `json:"summary"`
+	Pointer          string              `json:"pointer,omitempty"`
+	Excerpt          string              `json:"excerpt,omitempty"`
+	WhyThis          string              `json:"whyThis,omitempty"`
+	Evidence         []evidenceView      `json:"evidence"`
+	EvidenceCount    int                 `json:"evidenceCount"`
+	TargetSet        string              `json:"targetSet,omitempty"`
+	NextAfterPointer string              `json:"nextAfterPointer,omitempty"`
+	CursorComplete   bool                `json:"cursorComplete"`
+	StepsUsed        int                 `json:"stepsUsed"`
+	StoppedBy        string              `json:"stoppedBy"`
+	Usage            cursoragent.Usage   `json:"usage"`
+	Skipped          []string            `json:"skippedBatches,omitempty"`
+	Incomplete       bool                `json:"incomplete,omitempty"`
+	Unjudged         []cursoragent.Range `json:"unjudgedRanges,omitempty"`
 }
 
 type evidenceView struct {
@@ -99,7 +101,7 @@ func view(r cursoragent.Result) agentResult {
 	out := agentResult{Success: r.Success, Summary: r.Summary, Pointer: r.Pointer, Excerpt: r.Excerpt, WhyThis: r.WhyThis,
 		EvidenceCount: r.EvidenceCount, TargetSet: r.TargetSet, NextAfterPointer: r.NextAfterPointer,
 		CursorComplete: r.CursorComplete, StepsUsed: r.StepsUsed, StoppedBy: r.StoppedBy, Usage: r.Usage, Skipped: r.Skipped,
-		Evidence: make([]evidenceView, len(r.Evidence))}
+		Incomplete: r.Incomplete, Unjudged: r.Unjudged, Evidence: make([]evidenceView, len(r.Evidence))}
 	for i, e := range r.Evidence {
 		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: cursor.Excerpt(e.Markdown, 300)}
 	}
