@@ -28,47 +28,43 @@ func Highlight(kind document.Kind, level int, text string, m *textnorm.Matcher, 
 type span struct{ start, end int }
 
 // highlight shows text on one line in at most n runes (not counting the
-// ** markers), from a little before the first matching word.
+// ** markers), from a little before the first matching word. Its cost is
+// that of reaching the first match and of the window shown, not of the
+// whole text: a long paragraph with an early match costs little.
 func highlight(text string, m *textnorm.Matcher, n int) string {
-	var marks []span
-	for _, sp := range textnorm.Spans(text) {
-		if m.MatchWord(text[sp.Start:sp.End]) {
-			marks = append(marks, span{sp.Start, sp.End})
-		}
-	}
-	words := fields(text)
-	if len(words) == 0 {
+	first, ok := firstField(text, m)
+	if !ok {
 		return ""
 	}
-	first := 0
-	if len(marks) > 0 {
-		for first < len(words)-1 && words[first].end <= marks[0].start {
-			first++
-		}
-	}
 	// Keep up to a quarter of the room for the words before the match.
-	for ctx := 0; first > 0; first-- {
-		ctx += runes(text, words[first-1]) + 1
+	for ctx := 0; ; {
+		prev, ok := fieldBefore(text, first.start)
+		if !ok {
+			break
+		}
+		ctx += runes(text, prev) + 1
 		if ctx > n/4 {
 			break
 		}
+		first = prev
 	}
 	var b strings.Builder
 	budget := n
-	if first > 0 {
+	if _, ok := fieldBefore(text, first.start); ok {
 		b.WriteString("…")
 		budget--
 	}
 	used := 0
-	for i := first; i < len(words); i++ {
-		sep, more := min(i-first, 1), 0
-		if i+1 < len(words) {
-			more = 1 // room for the closing …
+	for w, i := first, 0; ; i++ {
+		next, more := fieldAfter(text, w.end)
+		sep, room := min(i, 1), 0
+		if more {
+			room = 1 // for the closing …
 		}
-		l := runes(text, words[i])
-		if used+sep+l+more > budget {
-			if i == first { // one long word: cut it, without marks
-				r := []rune(text[words[i].start:words[i].end])
+		l := runes(text, w)
+		if used+sep+l+room > budget {
+			if i == 0 { // one long word: cut it, without marks
+				r := []rune(text[w.start:w.end])
 				b.WriteString(string(r[:max(budget-1, 0)]))
 			}
 			b.WriteString("…")
@@ -77,44 +73,96 @@ func highlight(text string, m *textnorm.Matcher, n int) string {
 		if sep > 0 {
 			b.WriteByte(' ')
 		}
-		writeMarked(&b, text, words[i], marks)
+		writeMarked(&b, text, w, m)
 		used += sep + l
+		if !more {
+			return b.String()
+		}
+		w = next
 	}
-	return b.String()
 }
 
-// writeMarked writes text[w.start:w.end] with the marks inside it wrapped
-// in ** **.
-func writeMarked(b *strings.Builder, text string, w span, marks []span) {
-	at := w.start
-	for _, m := range marks {
-		if m.start < w.start || m.end > w.end {
-			continue
+// firstField returns the run of non-space characters (a field) that holds
+// the first word matching m, or the first field when no word matches; ok
+// is false when text has no field at all.
+func firstField(text string, m *textnorm.Matcher) (span, bool) {
+	for i := 0; ; {
+		start, end, ok := textnorm.NextWord(text, i)
+		if !ok {
+			break
 		}
-		b.WriteString(text[at:m.start])
-		b.WriteString("**" + text[m.start:m.end] + "**")
-		at = m.end
+		if m.MatchWord(text[start:end]) {
+			return fieldAt(text, start), true
+		}
+		i = end
 	}
-	b.WriteString(text[at:w.end])
+	return fieldAfter(text, 0)
 }
 
-// fields returns the spans of the runs of non-space characters of s.
-func fields(s string) []span {
-	var out []span
-	start := -1
-	for i, r := range s {
-		switch {
-		case unicode.IsSpace(r) && start >= 0:
-			out = append(out, span{start, i})
-			start = -1
-		case !unicode.IsSpace(r) && start < 0:
-			start = i
+// fieldAt returns the field holding the non-space character at i.
+func fieldAt(text string, i int) span {
+	start := i
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:start])
+		if unicode.IsSpace(r) {
+			break
 		}
+		start -= size
 	}
-	if start >= 0 {
-		out = append(out, span{start, len(s)})
+	end := i
+	for end < len(text) {
+		r, size := utf8.DecodeRuneInString(text[end:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		end += size
 	}
-	return out
+	return span{start, end}
+}
+
+// fieldAfter returns the first field at or after byte i.
+func fieldAfter(text string, i int) (span, bool) {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			return fieldAt(text, i), true
+		}
+		i += size
+	}
+	return span{}, false
+}
+
+// fieldBefore returns the last field that ends before byte i.
+func fieldBefore(text string, i int) (span, bool) {
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsSpace(r) {
+			return fieldAt(text, i-size), true
+		}
+		i -= size
+	}
+	return span{}, false
+}
+
+// writeMarked writes the field text[w.start:w.end] with its words that
+// match m wrapped in ** **. A word never spans white space, so the words
+// of a field are those of the field alone.
+func writeMarked(b *strings.Builder, text string, w span, m *textnorm.Matcher) {
+	field := text[w.start:w.end]
+	at := 0
+	for i := 0; ; {
+		start, end, ok := textnorm.NextWord(field, i)
+		if !ok {
+			break
+		}
+		if m.MatchWord(field[start:end]) {
+			b.WriteString(field[at:start])
+			b.WriteString("**" + field[start:end] + "**")
+			at = end
+		}
+		i = end
+	}
+	b.WriteString(field[at:])
 }
 
 func runes(s string, w span) int { return utf8.RuneCountInString(s[w.start:w.end]) }
