@@ -17,8 +17,13 @@ func ItemHash(markdown []byte) uint64 {
 // ItemHashes returns ItemHash of every item, in document order.
 func (d *Document) ItemHashes() []uint64 {
 	out := make([]uint64, len(d.items))
-	for i, it := range d.items {
-		out[i] = ItemHash(d.MarkdownBytes(it))
+	for i := range d.items {
+		if d.lazy != nil {
+			_, start, end, _, _ := d.lazy.rec(i)
+			out[i] = ItemHash(d.src[start:end])
+		} else {
+			out[i] = ItemHash(d.MarkdownBytes(d.items[i]))
+		}
 	}
 	return out
 }

@@ -54,6 +54,10 @@ type Document struct {
 	version  int
 	clock    func() time.Time
 	preview  bool // apply validates only (Preview)
+	// lazy, when set, is the encoding a decoded document builds its items
+	// from on demand (frozen.go): items holds nil for the items not built
+	// yet, byID and tops are unset. force builds everything and clears it.
+	lazy *frozen
 }
 
 // New builds a document from a source and its full-source region. IDs are
@@ -76,6 +80,10 @@ func New(src []byte, r Region, p Parser) *Document {
 	return d
 }
 
+// Parser returns the parser the document re-parses edited regions with
+// (nil for a document decoded for reading only).
+func (d *Document) Parser() Parser { return d.parser }
+
 // Source returns the current source bytes. The slice must not be modified.
 func (d *Document) Source() []byte { return d.src }
 
@@ -87,18 +95,79 @@ func (d *Document) Len() int { return len(d.items) }
 
 // Items returns the items in document order. The slice and the items are
 // owned by the document and must not be modified.
-func (d *Document) Items() []*Item { return d.items }
+func (d *Document) Items() []*Item {
+	d.force()
+	return d.items
+}
 
 // At returns the item at an index, or nil.
 func (d *Document) At(i int) *Item {
 	if i < 0 || i >= len(d.items) {
 		return nil
 	}
-	return d.items[i]
+	return d.item(i)
+}
+
+// item returns the item at a valid index, building it if the document is
+// lazy and has not built it yet.
+func (d *Document) item(i int) *Item {
+	if it := d.items[i]; it != nil {
+		return it
+	}
+	it := d.lazy.item(i, d.src)
+	d.items[i] = it
+	return it
 }
 
 // ByID returns the item with an ID, or nil.
-func (d *Document) ByID(id int) *Item { return d.byID[id] }
+func (d *Document) ByID(id int) *Item {
+	if d.lazy != nil {
+		if i := d.lazy.byID(id); i >= 0 {
+			return d.item(i)
+		}
+		return nil
+	}
+	return d.byID[id]
+}
+
+// byLabel returns the item with a label, or nil.
+func (d *Document) byLabel(label string) *Item {
+	if d.lazy != nil {
+		if i := d.lazy.byLabel(label); i >= 0 {
+			return d.item(i)
+		}
+		return nil
+	}
+	return d.labelIndex()[label]
+}
+
+// kindAt returns the kind and level of the item at a valid index without
+// building it.
+func (d *Document) kindAt(i int) (Kind, int) {
+	if it := d.items[i]; it != nil || d.lazy == nil {
+		return it.Kind, it.Level
+	}
+	return d.lazy.kind(i)
+}
+
+// force builds every item of a lazy document, so that it is an ordinary
+// one from then on.
+func (d *Document) force() {
+	f := d.lazy
+	if f == nil {
+		return
+	}
+	d.byID = make(map[int]*Item, len(d.items))
+	for i := range d.items {
+		it := d.item(i)
+		d.byID[it.ID] = it
+	}
+	d.tops = make([]Span, len(f.tops)/8)
+	for k := range d.tops {
+		d.tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
+	}
+	d.lazy = nil
+}
 
 // Markdown returns the item's exact source bytes as a string.
 func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.End]) }
@@ -108,7 +177,10 @@ func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.E
 func (d *Document) MarkdownBytes(it *Item) []byte { return d.src[it.Start:it.End] }
 
 // Tops returns the spans of the top-level blocks.
-func (d *Document) Tops() []Span { return d.tops }
+func (d *Document) Tops() []Span {
+	d.force()
+	return d.tops
+}
 
 // relabel recomputes labels for items[from:to], where from is at a heading
 // or the document start and to is at a heading or the end.

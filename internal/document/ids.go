@@ -8,8 +8,12 @@ import "fmt"
 // next, and IDs below next that are not in ids belonged to deleted items.
 func (d *Document) ItemIDs() (ids []int, next int) {
 	ids = make([]int, len(d.items))
-	for i, it := range d.items {
-		ids[i] = it.ID
+	for i := range d.items {
+		if d.lazy != nil {
+			ids[i], _, _, _, _ = d.lazy.rec(i)
+		} else {
+			ids[i] = d.items[i].ID
+		}
 	}
 	return ids, d.nextID
 }
@@ -31,6 +35,7 @@ func (d *Document) ItemIDs() (ids []int, next int) {
 // share a list, list item or quote, and a parse assigns them consistently,
 // so the parse's own container IDs (and nextCont) are as good as any.
 func (d *Document) RestoreIDs(ids []int, next int) error {
+	d.force()
 	if err := d.checkIDs(ids, next); err != nil {
 		return err
 	}

@@ -25,6 +25,9 @@ func (d *Document) Read(ptr string, before, after int) ([]*Item, int, error) {
 	}
 	from := max(0, it.Index-before)
 	to := min(len(d.items), it.Index+after+1)
+	for i := from; i < to; i++ {
+		d.item(i)
+	}
 	return d.items[from:to], it.Index - from, nil
 }
 
@@ -43,11 +46,11 @@ func (d *Document) Range(from string, limit int, keep func(*Item) bool) ([]*Item
 		start = it.Index
 	}
 	var out []*Item
-	for _, it := range d.items[start:] {
+	for i := start; i < len(d.items); i++ {
 		if len(out) == limit {
 			break
 		}
-		if keep == nil || keep(it) {
+		if it := d.item(i); keep == nil || keep(it) {
 			out = append(out, it)
 		}
 	}
@@ -70,8 +73,8 @@ type Section struct {
 func (d *Document) Outline() (sections []*Section, preamble int) {
 	var stack []*Section
 	var cur *Section
-	for _, it := range d.items {
-		if it.Kind != Heading {
+	for i := range d.items {
+		if kind, _ := d.kindAt(i); kind != Heading {
 			if cur == nil {
 				preamble++
 			} else {
@@ -82,6 +85,7 @@ func (d *Document) Outline() (sections []*Section, preamble int) {
 			}
 			continue
 		}
+		it := d.item(i)
 		s := &Section{Heading: it}
 		for len(stack) > 0 && stack[len(stack)-1].Heading.Level >= it.Level {
 			stack = stack[:len(stack)-1]
@@ -105,13 +109,18 @@ func (d *Document) Outline() (sections []*Section, preamble int) {
 // index i opens: the next heading of the same or a higher level, or the end.
 // For a non-heading item it returns i+1.
 func (d *Document) SectionEnd(i int) int {
-	it := d.At(i)
-	if it == nil || it.Kind != Heading {
+	if i < 0 || i >= len(d.items) {
+		return i + 1
+	}
+	kind, level := d.kindAt(i)
+	if kind != Heading {
 		return i + 1
 	}
 	j := i + 1
-	for j < len(d.items) && !(d.items[j].Kind == Heading && d.items[j].Level <= it.Level) {
-		j++
+	for ; j < len(d.items); j++ {
+		if k, l := d.kindAt(j); k == Heading && l <= level {
+			break
+		}
 	}
 	return j
 }

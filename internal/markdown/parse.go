@@ -12,6 +12,8 @@ package markdown
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 
 	"github.com/yuin/goldmark/parser"
 
@@ -150,4 +152,46 @@ func frontMatter(src []byte) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// MarshalBinary writes down the link reference definitions the parser
+// knows, so that a parser rebuilt by UnmarshalBinary re-parses regions of
+// the same document exactly as this one does (a document brought back from
+// its encoding without parsing needs it for edits).
+func (p *Parser) MarshalBinary() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(len(p.refs)))
+	for _, r := range p.refs {
+		for _, f := range [][]byte{r.Label(), r.Destination(), r.Title()} {
+			b = binary.AppendUvarint(b, uint64(len(f)))
+			b = append(b, f...)
+		}
+	}
+	return b, nil
+}
+
+// UnmarshalBinary restores what MarshalBinary wrote.
+func (p *Parser) UnmarshalBinary(b []byte) error {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return errors.New("markdown: damaged parser state")
+	}
+	b = b[k:]
+	var refs []parser.Reference
+	for range n {
+		var f [3][]byte
+		for i := range f {
+			l, k := binary.Uvarint(b)
+			if k <= 0 || l > uint64(len(b)-k) {
+				return errors.New("markdown: damaged parser state")
+			}
+			f[i] = bytes.Clone(b[k : k+int(l)])
+			b = b[k+int(l):]
+		}
+		refs = append(refs, parser.NewReference(f[0], f[1], f[2]))
+	}
+	if len(b) != 0 {
+		return errors.New("markdown: damaged parser state")
+	}
+	p.refs = refs
+	return nil
 }
