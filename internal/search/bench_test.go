@@ -12,11 +12,11 @@ import (
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
-const bigSize = 5 << 20
+const bigSize = testbook.NovelSize
 
 // bigDoc parses the ~5 MB book.
 func bigDoc(b *testing.B) *document.Document {
-	return markdown.Parse(testbook.Big(b, bigSize))
+	return markdown.Parse(testbook.Sized(b, bigSize))
 }
 
 // BenchmarkBuild reports the index build time of the ~5 MB book as a ratio
@@ -24,7 +24,7 @@ func bigDoc(b *testing.B) *document.Document {
 // ≤ 1; ratio-of-fastest compares the fastest run of each, which a busy
 // machine disturbs less), and the heap the index holds as a multiple of the book size.
 func BenchmarkBuild(b *testing.B) {
-	src := testbook.Big(b, bigSize)
+	src := testbook.Sized(b, bigSize)
 	b.SetBytes(int64(len(src)))
 	var parse, build time.Duration
 	minParse, minBuild := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
@@ -51,7 +51,7 @@ func BenchmarkBuild(b *testing.B) {
 // whole build run single-threaded (word splitting, word lookups, stems,
 // term counts and postings).
 func BenchmarkBuildBreakdown(b *testing.B) {
-	src := testbook.Big(b, bigSize)
+	src := testbook.Sized(b, bigSize)
 	vocab := Build(markdown.Parse(src)).lex.words
 	var parse, spans, stems, analysis time.Duration
 	for b.Loop() {
@@ -156,4 +156,44 @@ func BenchmarkUpdate(b *testing.B) {
 		x.Update(d, r.Pointer.ID)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/update")
+}
+
+// BenchmarkDecodeQuery reports what a search costs a command that finds
+// the novel's document and index encoded beside it (decode both, run a
+// keyword query) instead of parsing and indexing it, as a ratio to the
+// parse + index it saves, and the size of the encoded index.
+func BenchmarkDecodeQuery(b *testing.B) {
+	src := testbook.Sized(b, bigSize)
+	d := markdown.Parse(src)
+	denc, err := d.Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	xenc, err := Build(d).Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{"Симонов", "человек"} {
+		b.Run(q, func(b *testing.B) {
+			var full, cached time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				Build(markdown.Parse(src)).ItemsMatching([]string{q})
+				t1 := time.Now()
+				dd, err := document.Decode(src, denc, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x, err := Decode(dd, xenc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x.ItemsMatching([]string{q})
+				full, cached = full+t1.Sub(t0), cached+time.Since(t1)
+			}
+			b.ReportMetric(float64(cached.Microseconds())/float64(b.N), "µs-decoded")
+			b.ReportMetric(float64(cached)/float64(full), "decoded/parse+build")
+			b.ReportMetric(float64(len(xenc))/float64(len(src)), "index-encoded/size")
+		})
+	}
 }

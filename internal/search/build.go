@@ -73,7 +73,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	if n := len(items); n > 0 {
 		maxID = items[n-1].ID
 	}
-	x.doc, x.version = d, d.Version()
+	x.doc, x.version, x.fz = d, d.Version(), nil
 	x.post, x.items, x.nItems, x.total = nil, make([]entry, maxID+1), 0, 0
 
 	chunks := make([]chunk, workers)
