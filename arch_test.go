@@ -40,7 +40,8 @@ var architecture = map[string][]string{
 	"testbook":       nil, // test data access for tests and benchmarks only
 	"cursor":         {"document", "pointer", "textnorm", "search"},
 	"search":         {"document", "pointer", "textnorm"},
-	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff"},
+	"bookcache":      {"document", "search", "pointer", "textnorm", "atomicfile"},
+	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff", "bookcache"},
 	"llm":            nil,
 	"llm/openai":     {"llm", "llm/wire"},
 	"llm/wire":       nil,
@@ -72,7 +73,7 @@ var architecture = map[string][]string{
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "editor"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "bookcache", "editor"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{

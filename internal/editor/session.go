@@ -13,8 +13,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +57,7 @@ type book struct {
 	origin  IDOrigin
 	newIDs  int
 	warning string
+	cached  bool
 }
 
 // New returns an empty session.
@@ -77,6 +80,9 @@ type BookInfo struct {
 	IDs     IDOrigin `json:"ids,omitempty"`
 	NewIDs  int      `json:"newIds,omitempty"`
 	Warning string   `json:"warning,omitempty"`
+	// Cached says the items and the search index came from the cache
+	// beside the book (bookcache) instead of a parse.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Open reads a Markdown file into the session; its ID is the path as
@@ -96,31 +102,64 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	if b := s.books[path]; b != nil {
 		return b.info(), nil
 	}
-	src, err := os.ReadFile(path)
+	src, mtime, err := readBook(path)
 	if err != nil {
 		return BookInfo{}, fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	if err := CheckText(path, src); err != nil {
 		return BookInfo{}, err
 	}
-	d := markdown.Parse(src)
 	old, rerr := readRecord(path)
-	b := &book{id: path, path: path, doc: d, saved: src}
-	b.origin, b.newIDs = adopt(d, old)
-	b.reg = cursor.NewRegistry(d) // after the IDs are final
+	b := &book{id: path, path: path, saved: src}
+	c := loadCache(path, src, mtime, old)
+	sha := ""
+	b.cached = c != nil
+	switch {
+	case c != nil && c.ids: // the cache holds this version with the recorded IDs
+		b.doc, b.index, b.origin, sha = c.doc, c.index, IDsRecorded, c.sha
+	case c != nil: // this version, but the IDs were recorded again since
+		b.doc, b.index, sha = c.doc, c.index, c.sha
+		before, _ := b.doc.ItemIDs()
+		b.origin, b.newIDs = adopt(b.doc, old, sha)
+		if after, _ := b.doc.ItemIDs(); !slices.Equal(before, after) {
+			b.index = nil // it names items by ID
+		}
+	default:
+		b.doc = markdown.Parse(src)
+		b.origin, b.newIDs = adopt(b.doc, old, "")
+	}
+	b.reg = cursor.NewRegistry(b.doc) // after the IDs are final
 	if rerr != nil {
 		b.warning = fmt.Sprintf("ignored the state file %s (%v); ", StatePath(path), rerr)
 	}
 	b.rec = old
 	if b.origin != IDsRecorded {
-		b.rec = recordOf(d)
+		b.rec = recordOf(b.doc, sha)
 		if err := writeRecord(path, b.rec); err != nil {
 			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
 		}
 	}
+	if c == nil || !c.ids {
+		b.index, _ = writeCache(path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
+	}
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
+}
+
+// readBook reads a book file and its modification time (Unix ns).
+func readBook(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	src, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	return src, fi.ModTime().UnixNano(), err
 }
 
 // Load puts a book held in memory into the session under an ID (replacing
@@ -208,7 +247,8 @@ func (s *Session) Books() []BookInfo {
 func (b *book) info() BookInfo {
 	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: len(b.doc.Source()),
 		Version: b.doc.Version(), Edits: len(b.doc.Journal()), Dirty: b.doc.Version() != b.savedVer,
-		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning}
+		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning,
+		Cached: b.cached}
 }
 
 func (s *Session) unknown(id string) error {
@@ -302,10 +342,11 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if bak := backupOf(path); opt.Backup && exists(bak) {
 			res.Backup = bak
 		}
-		rec := recordOf(b.doc)
+		rec := recordOf(b.doc, "")
 		if err := writeRecord(path, rec); err != nil {
 			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
 		}
+		b.index, _ = writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
 		own := path == b.path || b.path == ""
 		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits

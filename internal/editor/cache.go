@@ -1,0 +1,83 @@
+package editor
+
+import (
+	"encoding/hex"
+	"os"
+
+	"github.com/aitexteditor/aite/internal/bookcache"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/search"
+)
+
+// cached is what a book file's cache gave for the bytes read from it.
+type cached struct {
+	doc   *document.Document
+	index *search.Index
+	sha   string // SHA-256 of the book, hex
+	// ids says the cache was written with the state file as it is now:
+	// its item IDs are the recorded ones.
+	ids bool
+}
+
+// loadCache returns the document and index that the cache beside the book
+// file at path holds for src (read from it, modified at mtime), or nil
+// when there is no usable cache: then the book is parsed (a stale or
+// damaged cache is never an error, only slower). state is the record read
+// from the state file (nil if none).
+func loadCache(path string, src []byte, mtime int64, state *idRecord) *cached {
+	data, err := os.ReadFile(bookcache.CachePath(path))
+	if err != nil {
+		return nil
+	}
+	c, err := bookcache.Decode(data, src, mtime)
+	if err != nil {
+		return nil
+	}
+	p := &markdown.Parser{}
+	if p.UnmarshalBinary(c.Sections[bookcache.SecParser]) != nil {
+		return nil
+	}
+	d, err := document.Decode(src, c.Sections[bookcache.SecDocument], p)
+	if err != nil {
+		return nil
+	}
+	x, err := search.Decode(d, c.Sections[bookcache.SecIndex])
+	if err != nil {
+		return nil
+	}
+	out := &cached{doc: d, index: x, sha: hex.EncodeToString(c.Book.SHA[:])}
+	out.ids = state != nil && c.StateMatches(state.raw)
+	return out
+}
+
+// writeCache writes the cache of the book file at path, whose bytes are
+// d's source (SHA-256 sha in hex, or ""), with x (built when nil or
+// stale) and the state file as written (state). Failing to write it only
+// makes the next command slower, so the error is for tests and warnings.
+func writeCache(path string, d *document.Document, x *search.Index, sha string, state *idRecord) (*search.Index, error) {
+	if state == nil || state.raw == nil {
+		return x, nil // no state file: a cache could never match it
+	}
+	if x == nil || x.Version() != d.Version() {
+		x = search.Build(d)
+	}
+	var secs [bookcache.NumSections][]byte
+	var err error
+	if secs[bookcache.SecDocument], err = d.Encode(); err != nil {
+		return x, err
+	}
+	if secs[bookcache.SecIndex], err = x.Encode(); err != nil {
+		return x, err
+	}
+	if p, ok := d.Parser().(*markdown.Parser); ok {
+		if secs[bookcache.SecParser], err = p.MarshalBinary(); err != nil {
+			return x, err
+		}
+	}
+	var sum [32]byte
+	if b, err := hex.DecodeString(sha); err == nil && len(b) == len(sum) {
+		copy(sum[:], b)
+	}
+	return x, bookcache.Write(path, d.Source(), sum, state.raw, secs)
+}
