@@ -41,7 +41,9 @@ var architecture = map[string][]string{
 	"cursor":         {"document", "pointer", "textnorm", "search"},
 	"search":         {"document", "pointer", "textnorm"},
 	"bookcache":      {"document", "search", "pointer", "textnorm", "atomicfile"},
-	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff", "bookcache"},
+	"bookview":       {"document", "pointer", "textnorm", "cursor", "search"},
+	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff", "bookcache", "bookview"},
+	"reading":        {"bookview", "cursor", "document", "pointer", "search", "textnorm"},
 	"llm":            nil,
 	"llm/openai":     {"llm", "llm/wire"},
 	"llm/wire":       nil,
@@ -64,7 +66,7 @@ var architecture = map[string][]string{
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm", "reading",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver"},
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
@@ -73,7 +75,7 @@ var architecture = map[string][]string{
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "bookcache", "editor"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "bookcache", "bookview", "editor", "reading"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/testbook"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	gmtext "github.com/yuin/goldmark/text"
+
+	"github.com/aitexteditor/aite/internal/testbook"
 )
 
 // The whole-process benchmarks of issue 21: each runs the aite binary and

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // Undo restores a book file from its command journal.
@@ -14,11 +15,11 @@ func Undo(out, log io.Writer, book string, backup, force, asJSON bool) error {
 	c, err := editor.UndoCommand(book, backup, force)
 	switch {
 	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):
-		return Usagef("%v", err)
+		return reading.Usagef("%v", err)
 	case errors.Is(err, editor.ErrReadOnly):
 		return writeError(book, err)
 	case err != nil:
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	if asJSON {
 		return json.NewEncoder(out).Encode(map[string]any{"undone": c.Label, "time": c.Time, "edits": c.Edits, "path": book})

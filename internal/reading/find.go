@@ -1,13 +1,13 @@
-package cli
+package reading
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 	"github.com/aitexteditor/aite/internal/search"
 	"github.com/aitexteditor/aite/internal/textnorm"
@@ -106,7 +106,7 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 
 // findKeyword walks a keyword cursor over the words to its end.
 func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
-	info, err := b.s.CreateCursor(b.id, cursor.Spec{Type: cursor.Keyword, Keywords: []string{req.Query()},
+	info, err := b.r.CreateCursor(cursor.Spec{Type: cursor.Keyword, Keywords: []string{req.Query()},
 		IncludeHeadings: req.Headings, Kinds: req.Kinds, Within: req.Within, MaxElements: cursor.MaxElementsLimit})
 	if err != nil {
 		return nil, false, err
@@ -114,7 +114,7 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 	m := textnorm.NewMatcher(req.Query())
 	var hits []FindHit
 	for {
-		p, err := b.s.Next(b.id, info.Name)
+		p, err := b.r.Next(info.Name)
 		if err != nil {
 			return nil, false, err
 		}
@@ -122,7 +122,7 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 			if req.Limit > 0 && len(hits) == req.Limit {
 				return hits, true, nil
 			}
-			v, ok := b.byID(it.Pointer.ID)
+			v, ok := b.ByID(it.Pointer.ID)
 			if !ok {
 				continue // cannot happen: nothing edits the book meanwhile
 			}
@@ -137,11 +137,11 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 
 // search runs an exact or ranked search.
 func (b *Book) search(req FindRequest) ([]FindHit, error) {
-	mode := editor.Exact
+	mode := bookview.Exact
 	if req.Mode == FindRanked {
-		mode = editor.Ranked
+		mode = bookview.Ranked
 	}
-	res, err := b.s.Search(b.id, req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+	res, err := b.r.Search(req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
 		IncludeHeadings: req.Headings, Within: req.Within})
 	if err != nil {
 		return nil, err
@@ -169,13 +169,13 @@ func WriteFound(w, status io.Writer, f Found) {
 		}
 		rows[i] = append(rows[i], h.excerpt)
 	}
-	writeColumns(w, rows, "")
+	WriteColumns(w, rows, "")
 	switch {
 	case len(f.Results) == 0:
 		fmt.Fprintln(status, "no items match")
 	case f.LimitReached:
-		fmt.Fprintf(status, "%s (--limit %d reached: there may be more)\n", plural(len(f.Results), "item"), f.limit)
+		fmt.Fprintf(status, "%s (--limit %d reached: there may be more)\n", Plural(len(f.Results), "item"), f.limit)
 	default:
-		fmt.Fprintln(status, plural(len(f.Results), "item"))
+		fmt.Fprintln(status, Plural(len(f.Results), "item"))
 	}
 }

@@ -1,11 +1,11 @@
-package cli
+package reading
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -29,18 +29,18 @@ type Section struct {
 
 // Outline returns the book's outline.
 func (b *Book) Outline() (Outline, error) {
-	v, err := b.s.Outline(b.id)
+	v, err := b.r.Outline()
 	if err != nil {
 		return Outline{}, err
 	}
 	return Outline{Preamble: v.Preamble, Sections: newSections(v.Sections)}, nil
 }
 
-func newSections(secs []editor.SectionView) []*Section {
+func newSections(secs []bookview.SectionView) []*Section {
 	out := make([]*Section, len(secs))
 	for i, s := range secs {
 		out[i] = &Section{Pointer: s.Pointer, ID: s.Pointer.ID, Label: s.Pointer.Label, Level: s.Level,
-			Title: oneLine(s.Title), Items: s.Items, Total: s.Total, Children: newSections(s.Children)}
+			Title: OneLine(s.Title), Items: s.Items, Total: s.Total, Children: newSections(s.Children)}
 	}
 	return out
 }
@@ -51,7 +51,7 @@ func newSections(secs []editor.SectionView) []*Section {
 //	1:1  # Title  (3 items, 120 in all)
 func WriteOutline(w io.Writer, o Outline) {
 	if o.Preamble > 0 {
-		fmt.Fprintf(w, "(%s before the first heading)\n", plural(o.Preamble, "item"))
+		fmt.Fprintf(w, "(%s before the first heading)\n", Plural(o.Preamble, "item"))
 	}
 	writeSections(w, o.Sections, 0)
 }
@@ -66,16 +66,18 @@ func writeSections(w io.Writer, secs []*Section, depth int) {
 
 func counts(s *Section) string {
 	if s.Total == s.Items {
-		return plural(s.Items, "item")
+		return Plural(s.Items, "item")
 	}
-	return fmt.Sprintf("%s, %d in all", plural(s.Items, "item"), s.Total)
+	return fmt.Sprintf("%s, %d in all", Plural(s.Items, "item"), s.Total)
 }
 
-func plural(n int, word string) string {
+// Plural is "1 item" or "3 items".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine joins the fields of s with single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,11 +1,11 @@
-package cli
+package reading
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/bookview"
+	"github.com/aitexteditor/aite/internal/markdown"
 	"github.com/aitexteditor/aite/internal/testbook"
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
@@ -15,17 +15,10 @@ import (
 // 5.6 MB novel holding a common word, and reports it per hit and as a
 // share of the whole find (open, search, excerpts) in the same run.
 func BenchmarkHighlight(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "novel.md")
-	if err := os.WriteFile(path, testbook.Sized(b, testbook.NovelSize), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	d := markdown.Parse(testbook.Sized(b, testbook.NovelSize))
 	for _, q := range []string{"человек", "Симонов", "the"} {
 		b.Run(q, func(b *testing.B) {
-			bk, err := OpenBook(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer bk.Close()
+			bk := NewBook(bookview.New(d, nil), false)
 			f, err := bk.Find(FindRequest{Words: []string{q}, Mode: FindKeyword})
 			if err != nil {
 				b.Fatal(err)
