@@ -6,11 +6,13 @@
 // parsing and analysing the whole book again.
 //
 // The cache is valid for exactly one version of the book and of its item
-// IDs: it records the book's size, modification time and a 64-bit
-// checksum of its bytes (CRC-32C and CRC-32, hardware-accelerated: a
-// fraction of a millisecond for a 5 MB book, so every use checks the
-// whole book), and the size and checksum of the state file (state.json)
-// it was written with. A cache whose book or state does not match, whose
+// IDs: it records the book's size, modification time (to the nanosecond)
+// and the CRC-32 of all its bytes (hardware-accelerated: 0.2 ms for a
+// 5.6 MB book, so every use checks the whole book; a change of up to 32
+// adjacent bits is always seen, any other with a chance of 1 in 4·10⁹ of
+// being missed, and only by a change that also kept the size and the
+// modification time), and the size and CRC-32 of the state file
+// (state.json) it was written with. A cache whose book or state does not match, whose
 // own checksums fail, that is truncated, of another format or version, or
 // unreadable, is ignored and rebuilt: never trusted. Deleting it costs one
 // parse.
@@ -96,21 +98,18 @@ const (
 type Book struct {
 	Size  int64
 	Mtime int64 // modification time, Unix nanoseconds
-	Sum   uint64
+	Sum   uint32
 	SHA   [32]byte
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// Checksum is the checksum of a book's bytes that a cache records: the
+// CRC-32 (IEEE, computed with carry-less multiplication where the
+// processor has it, as every x86-64 and arm64 of the last decade does).
+func Checksum(src []byte) uint32 { return crc32.ChecksumIEEE(src) }
 
-// Checksum is the 64-bit checksum of a book's bytes that a cache records:
-// CRC-32C and CRC-32 (IEEE), two independent 32-bit codes.
-func Checksum(src []byte) uint64 {
-	return uint64(crc32.Checksum(src, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(src))
-}
-
-// stateSum is what a cache records of the state file: its size and CRC-32C.
+// stateSum is what a cache records of the state file: its size and CRC-32.
 func stateSum(state []byte) (int64, uint32) {
-	return int64(len(state)), crc32.Checksum(state, castagnoli)
+	return int64(len(state)), crc32.ChecksumIEEE(state)
 }
 
 // Cache is a cache read back: the book version it describes, the state
@@ -147,7 +146,7 @@ func Encode(b Book, src, state []byte, sections [NumSections][]byte) []byte {
 	le.PutUint32(out[8:], version)
 	le.PutUint64(out[16:], uint64(b.Size))
 	le.PutUint64(out[24:], uint64(b.Mtime))
-	le.PutUint64(out[32:], b.Sum)
+	le.PutUint64(out[32:], uint64(b.Sum))
 	copy(out[40:72], b.SHA[:])
 	n, sum := stateSum(state)
 	le.PutUint64(out[72:], uint64(n))
@@ -158,10 +157,10 @@ func Encode(b Book, src, state []byte, sections [NumSections][]byte) []byte {
 		e := out[fixedSize+i*entrySize:]
 		le.PutUint64(e, uint64(off))
 		le.PutUint64(e[8:], uint64(len(s)))
-		le.PutUint32(e[16:], crc32.Checksum(s, castagnoli))
+		le.PutUint32(e[16:], crc32.ChecksumIEEE(s))
 		off += len(s)
 	}
-	le.PutUint32(out[headerSize-4:], crc32.Checksum(out[:headerSize-4], castagnoli))
+	le.PutUint32(out[headerSize-4:], crc32.ChecksumIEEE(out[:headerSize-4]))
 	for _, s := range sections {
 		out = append(out, s...)
 	}
@@ -215,7 +214,7 @@ func Decode(data, src []byte, mtime int64) (*Cache, error) {
 		return nil, stale("the book's bytes changed since the cache was made")
 	}
 	for i, s := range c.Sections {
-		if crc32.Checksum(s, castagnoli) != binary.LittleEndian.Uint32(data[fixedSize+i*entrySize+16:]) {
+		if crc32.ChecksumIEEE(s) != binary.LittleEndian.Uint32(data[fixedSize+i*entrySize+16:]) {
 			return nil, stale("section %d is damaged", i)
 		}
 	}
@@ -236,10 +235,10 @@ func decodeHeader(data []byte) (*Cache, error) {
 		return nil, stale("cache version %d, not %d", le.Uint32(data[8:]), version)
 	case le.Uint32(data[84:]) != NumSections:
 		return nil, stale("%d sections, not %d", le.Uint32(data[84:]), NumSections)
-	case crc32.Checksum(data[:headerSize-4], castagnoli) != le.Uint32(data[headerSize-4:]):
+	case crc32.ChecksumIEEE(data[:headerSize-4]) != le.Uint32(data[headerSize-4:]):
 		return nil, stale("damaged header")
 	}
-	c := &Cache{Book: Book{Size: int64(le.Uint64(data[16:])), Mtime: int64(le.Uint64(data[24:])), Sum: le.Uint64(data[32:])},
+	c := &Cache{Book: Book{Size: int64(le.Uint64(data[16:])), Mtime: int64(le.Uint64(data[24:])), Sum: uint32(le.Uint64(data[32:]))},
 		stateSize: int64(le.Uint64(data[72:])), stateCRC32: le.Uint32(data[80:])}
 	copy(c.Book.SHA[:], data[40:72])
 	end := uint64(headerSize)

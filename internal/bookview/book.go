@@ -37,10 +37,11 @@ func (b *Book) Resolve(ptr string) (ItemView, error) {
 	return View(b.doc, it), nil
 }
 
-// ItemByID returns the item with an ID (false when no item has it).
-func (b *Book) ItemByID(id int) (ItemView, bool) {
+// ItemText returns the item with an ID without its Markdown (false when
+// no item has it).
+func (b *Book) ItemText(id int) (ItemView, bool) {
 	if it := b.doc.ByID(id); it != nil {
-		return View(b.doc, it), true
+		return Brief(it), true
 	}
 	return ItemView{}, false
 }

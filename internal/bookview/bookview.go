@@ -30,8 +30,15 @@ type ItemView struct {
 
 // View returns the view of an item of d.
 func View(d *document.Document, it *document.Item) ItemView {
+	v := Brief(it)
+	v.Markdown = d.Markdown(it)
+	return v
+}
+
+// Brief is View without the Markdown: what a listing of items shows.
+func Brief(it *document.Item) ItemView {
 	return ItemView{Pointer: it.Pointer(), ID: it.ID, Label: it.Label, Kind: it.Kind, Level: it.Level,
-		Index: it.Index, Markdown: d.Markdown(it), Text: it.Text, Containers: it.ContainerPath()}
+		Index: it.Index, Text: it.Text, Containers: it.ContainerPath()}
 }
 
 // Views returns the views of items of d.

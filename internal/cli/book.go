@@ -91,7 +91,7 @@ type sessionReader struct {
 }
 
 func (r sessionReader) Resolve(ptr string) (editor.ItemView, error) { return r.s.Resolve(r.id, ptr) }
-func (r sessionReader) ItemByID(id int) (editor.ItemView, bool)     { return r.s.ItemByID(r.id, id) }
+func (r sessionReader) ItemText(id int) (editor.ItemView, bool)     { return r.s.ItemText(r.id, id) }
 func (r sessionReader) Outline() (editor.OutlineView, error)        { return r.s.Outline(r.id) }
 func (r sessionReader) Next(name string) (cursor.Portion, error)    { return r.s.Next(r.id, name) }
 

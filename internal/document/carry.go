@@ -16,10 +16,13 @@ func ItemHash(markdown []byte) uint64 {
 
 // ItemHashes returns ItemHash of every item, in document order.
 func (d *Document) ItemHashes() []uint64 {
-	out := make([]uint64, len(d.items))
-	for i := range d.items {
+	out := make([]uint64, d.Len())
+	for i := range out {
 		if d.lazy != nil {
 			_, start, end, _, _ := d.lazy.rec(i)
+			if start > end || end > len(d.src) {
+				panic(corrupt("item %d spans %d..%d of %d bytes", i, start, end, len(d.src)))
+			}
 			out[i] = ItemHash(d.src[start:end])
 		} else {
 			out[i] = ItemHash(d.MarkdownBytes(d.items[i]))

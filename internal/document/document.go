@@ -55,9 +55,11 @@ type Document struct {
 	clock    func() time.Time
 	preview  bool // apply validates only (Preview)
 	// lazy, when set, is the encoding a decoded document builds its items
-	// from on demand (frozen.go): items holds nil for the items not built
-	// yet, byID and tops are unset. force builds everything and clears it.
-	lazy *frozen
+	// from on demand (frozen.go): built holds the items built so far by
+	// index; items, byID and tops are unset. force builds everything and
+	// clears it.
+	lazy  *frozen
+	built map[int]*Item
 }
 
 // New builds a document from a source and its full-source region. IDs are
@@ -91,7 +93,12 @@ func (d *Document) Source() []byte { return d.src }
 func (d *Document) Version() int { return d.version }
 
 // Len returns the number of items.
-func (d *Document) Len() int { return len(d.items) }
+func (d *Document) Len() int {
+	if d.lazy != nil {
+		return d.lazy.n
+	}
+	return len(d.items)
+}
 
 // Items returns the items in document order. The slice and the items are
 // owned by the document and must not be modified.
@@ -102,7 +109,7 @@ func (d *Document) Items() []*Item {
 
 // At returns the item at an index, or nil.
 func (d *Document) At(i int) *Item {
-	if i < 0 || i >= len(d.items) {
+	if i < 0 || i >= d.Len() {
 		return nil
 	}
 	return d.item(i)
@@ -111,12 +118,27 @@ func (d *Document) At(i int) *Item {
 // item returns the item at a valid index, building it if the document is
 // lazy and has not built it yet.
 func (d *Document) item(i int) *Item {
-	if it := d.items[i]; it != nil {
+	if d.lazy == nil {
+		return d.items[i]
+	}
+	if it := d.built[i]; it != nil {
 		return it
 	}
 	it := d.lazy.item(i, d.src)
-	d.items[i] = it
+	d.built[i] = it
 	return it
+}
+
+// span returns the items [from, to) of a valid range.
+func (d *Document) span(from, to int) []*Item {
+	if d.lazy == nil {
+		return d.items[from:to]
+	}
+	out := make([]*Item, to-from)
+	for i := range out {
+		out[i] = d.item(from + i)
+	}
+	return out
 }
 
 // ByID returns the item with an ID, or nil.
@@ -141,13 +163,14 @@ func (d *Document) byLabel(label string) *Item {
 	return d.labelIndex()[label]
 }
 
-// kindAt returns the kind and level of the item at a valid index without
-// building it.
-func (d *Document) kindAt(i int) (Kind, int) {
-	if it := d.items[i]; it != nil || d.lazy == nil {
-		return it.Kind, it.Level
+// headingAt reports whether the item at a valid index is a heading, and
+// its level, without building it.
+func (d *Document) headingAt(i int) (bool, int) {
+	if d.lazy != nil {
+		return d.lazy.heading(i) // a built item is its record
 	}
-	return d.lazy.kind(i)
+	it := d.items[i]
+	return it.Kind == Heading, it.Level
 }
 
 // force builds every item of a lazy document, so that it is an ordinary
@@ -157,16 +180,24 @@ func (d *Document) force() {
 	if f == nil {
 		return
 	}
-	d.byID = make(map[int]*Item, len(d.items))
+	d.items = make([]*Item, f.n)
+	d.byID = make(map[int]*Item, f.n)
 	for i := range d.items {
 		it := d.item(i)
+		d.items[i] = it
 		d.byID[it.ID] = it
 	}
 	d.tops = make([]Span, len(f.tops)/8)
 	for k := range d.tops {
 		d.tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
+		if t := d.tops[k]; t.Start > t.End || t.End > len(d.src) {
+			panic(corrupt("top-level block %d spans %d..%d", k, t.Start, t.End))
+		}
 	}
-	d.lazy = nil
+	if len(d.byID) != len(d.items) {
+		panic(corrupt("%d items share %d IDs", len(d.items), len(d.byID)))
+	}
+	d.lazy, d.built = nil, nil
 }
 
 // Markdown returns the item's exact source bytes as a string.

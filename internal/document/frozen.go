@@ -24,9 +24,9 @@ import (
 // recSize bytes per item (ID, start, end, kind, level, label and extra
 // references), the top-level spans, a table from ID to item index, the
 // item indices sorted by label, and a blob of strings and varint-encoded
-// extras. An item's text is encoded as pieces of its own Markdown
-// (copies) and literal bytes, so a plain paragraph's text costs a few
-// bytes.
+// extras. An item's text is a reference to the piece of its Markdown it
+// is (a plain paragraph's, a heading's) or else kept whole, so building
+// an item copies nothing.
 
 // ErrCorrupt is wrapped by the errors of Decode (and by the panic of a
 // decoded document whose item records are damaged beyond what Decode
@@ -157,61 +157,23 @@ func (e *encoder) extra(it *Item) uint32 {
 	return uint32(off)
 }
 
-// maxCopyReach bounds how far ahead in the Markdown the text encoder looks
-// for the next piece of text, so encoding stays linear.
-const maxCopyReach = 64
-
-// appendTextOps encodes text as pieces of md (copies: length<<1, then the
-// offset in md) and literal runs (length<<1|1, then the bytes), after the
-// text's length. Any text encodes (a text that is not made of pieces of
-// md is one literal); decodeText gives it back exactly.
+// appendTextOps encodes an item's text after its length: as one copy of
+// a piece of its Markdown md (length<<1, then the offset in md) when the
+// text is one (a plain paragraph, a heading's title), else as one literal
+// (length<<1|1, then the bytes). Either way a decoded text refers to the
+// source or to the encoding without copying (reader.text also reads texts
+// made of several pieces).
 func appendTextOps(b []byte, text string, md []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(text)))
-	j := 0 // where in md the next piece is looked for
-	lit := -1
-	flush := func(i int) {
-		if lit >= 0 {
-			b = binary.AppendUvarint(b, uint64(i-lit)<<1|1)
-			b = append(b, text[lit:i]...)
-			lit = -1
-		}
+	if len(text) == 0 {
+		return b
 	}
-	mds := unsafe.String(unsafe.SliceData(md), len(md))
-	if k := strings.Index(mds, text); k >= 0 && len(text) > 0 { // the usual case: one piece
+	if k := strings.Index(unsafe.String(unsafe.SliceData(md), len(md)), text); k >= 0 {
 		b = binary.AppendUvarint(b, uint64(len(text))<<1)
 		return binary.AppendUvarint(b, uint64(k))
 	}
-	for i := 0; i < len(text); {
-		k := piece(text[i:], mds, j)
-		if k < 0 {
-			if lit < 0 {
-				lit = i
-			}
-			i++
-			continue
-		}
-		flush(i)
-		n := 0
-		for i+n < len(text) && k+n < len(md) && text[i+n] == md[k+n] {
-			n++
-		}
-		b = binary.AppendUvarint(b, uint64(n)<<1)
-		b = binary.AppendUvarint(b, uint64(k))
-		i, j = i+n, k+n
-	}
-	flush(len(text))
-	return b
-}
-
-// piece returns where in md, at or after j (and not far after), the text
-// t continues with at least a few bytes in common, or -1.
-func piece(t, md string, j int) int {
-	need := min(len(t), 4)
-	j = min(j, len(md))
-	if k := strings.Index(md[j:min(len(md), j+maxCopyReach+need)], t[:need]); k >= 0 {
-		return j + k
-	}
-	return -1
+	b = binary.AppendUvarint(b, uint64(len(text))<<1|1)
+	return append(b, text...)
 }
 
 // frozen is the decoded view of an encoding that a lazy document reads
@@ -242,12 +204,10 @@ func Decode(src, data []byte, p Parser) (*Document, error) {
 	if int(w[6]) != len(src) {
 		return nil, corrupt("encoded for a source of %d bytes, not %d", w[6], len(src))
 	}
-	if err := f.check(len(src)); err != nil {
+	if err := f.check(); err != nil {
 		return nil, err
 	}
-	d := &Document{src: src, parser: p, nextID: int(w[4]), nextCont: int(w[5]), lazy: f}
-	d.items = make([]*Item, f.n)
-	return d, nil
+	return &Document{src: src, parser: p, nextID: int(w[4]), nextCont: int(w[5]), lazy: f, built: map[int]*Item{}}, nil
 }
 
 // decodeHeader splits the encoding into its sections.
@@ -295,64 +255,33 @@ func (f *frozen) rec(i int) (id, start, end int, kind Kind, level int) {
 		int(binary.LittleEndian.Uint32(r[8:])), kindOfCode(r[12]), int(r[13])
 }
 
-func (f *frozen) kind(i int) (Kind, int) {
-	r := f.recs[i*recSize:]
-	return kindOfCode(r[12]), int(r[13])
-}
-
 func (f *frozen) labelRef(i int) int { return f.u32(f.recs[i*recSize+16:], 0) }
 func (f *frozen) extraRef(i int) int { return f.u32(f.recs[i*recSize+20:], 0) }
 
-// check validates what lazy reads rely on without decoding the extras:
-// records (kinds, spans in the source, references in the blob), the ID
-// table and the label order.
-func (f *frozen) check(srcLen int) error {
-	seen := 0
+// check validates, item by item without building any, what lazy reads
+// trust: every kind and level, so the outline and sections are read from
+// the records. Spans and references are checked where an item is built
+// (a damaged one panics), the ID table and the label order only ever lead
+// to an item whose own record agrees. The bytes are checksummed by what
+// kept them, so all this guards against a crash, not a wrong answer.
+func (f *frozen) check() error {
+	heading := kindCode(Heading)
 	for i := range f.n {
-		id, start, end, kind, level := f.rec(i)
-		switch {
-		case kind == "":
-			return corrupt("item %d has an unknown kind", i)
-		case start > end || end > srcLen:
-			return corrupt("item %d spans %d..%d of %d bytes", i, start, end, srcLen)
-		case id <= 0 || id >= f.maxIDs || f.u32(f.idTable, id) != i+1:
-			return corrupt("item %d has ID %d, which the ID table does not give it", i, id)
-		case (kind == Heading) != (level >= 1 && level <= 6):
-			return corrupt("item %d: level %d for a %s", i, level, kind)
-		case f.labelRef(i) <= 0 || f.labelRef(i) >= len(f.blob) || f.extraRef(i) <= 0 || f.extraRef(i) >= len(f.blob):
-			return corrupt("item %d refers outside the blob", i)
-		}
-		if _, ok := f.str(f.labelRef(i)); !ok {
-			return corrupt("item %d: damaged label", i)
-		}
-	}
-	for id := range f.maxIDs {
-		if f.u32(f.idTable, id) != 0 {
-			seen++
-		}
-	}
-	if seen != f.n {
-		return corrupt("the ID table names %d items, not %d", seen, f.n)
-	}
-	prev := ""
-	for k := range f.n {
-		i := f.u32(f.labels, k)
-		if i >= f.n {
-			return corrupt("label order names item %d of %d", i, f.n)
-		}
-		l, _ := f.str(f.labelRef(i))
-		if k > 0 && l < prev {
-			return corrupt("label order is not sorted at %d", k)
-		}
-		prev = l
-	}
-	for k := range len(f.tops) / 8 {
-		if s, e := f.u32(f.tops, 2*k), f.u32(f.tops, 2*k+1); s > e || e > srcLen {
-			return corrupt("top-level block %d spans %d..%d", k, s, e)
+		r := f.recs[i*recSize : i*recSize+recSize]
+		if c, level := r[12], r[13]; c == 0 || int(c) > len(Kinds) || (c == heading) != (level >= 1 && level <= 6) {
+			return corrupt("item %d: kind %d, level %d", i, c, level)
 		}
 	}
 	return nil
 }
+
+// heading reports whether item i is a heading, and its level.
+func (f *frozen) heading(i int) (bool, int) {
+	r := f.recs[i*recSize : i*recSize+recSize]
+	return r[12] == headingCode, int(r[13])
+}
+
+var headingCode = kindCode(Heading)
 
 // str reads the string at a blob offset, without copying: it refers to
 // the encoding, which never changes.
@@ -373,31 +302,52 @@ func (f *frozen) byID(id int) int {
 	if id <= 0 || id >= f.maxIDs {
 		return -1
 	}
-	return f.u32(f.idTable, id) - 1
-}
-
-// byLabel returns the index of the item with a label, or -1.
-func (f *frozen) byLabel(label string) int {
-	k := sort.Search(f.n, func(k int) bool {
-		l, _ := f.str(f.labelRef(f.u32(f.labels, k)))
-		return l >= label
-	})
-	if k == f.n {
+	i := f.u32(f.idTable, id) - 1
+	if i < 0 || i >= f.n {
 		return -1
 	}
-	i := f.u32(f.labels, k)
-	if l, _ := f.str(f.labelRef(i)); l != label {
+	if got, _, _, _, _ := f.rec(i); got != id {
 		return -1
 	}
 	return i
 }
 
+// byLabel returns the index of the item with a label, or -1.
+func (f *frozen) byLabel(label string) int {
+	k := sort.Search(f.n, func(k int) bool { return f.labelAt(k) >= label })
+	if k == f.n || f.labelAt(k) != label {
+		return -1
+	}
+	return f.u32(f.labels, k)
+}
+
+// labelAt returns the k-th label in label order ("" if damaged).
+func (f *frozen) labelAt(k int) string {
+	i := f.u32(f.labels, k)
+	if i >= f.n {
+		return ""
+	}
+	lr := f.labelRef(i)
+	if lr <= 0 || lr >= len(f.blob) {
+		return ""
+	}
+	l, _ := f.str(lr)
+	return l
+}
+
 // item builds item i; src is the document's source.
 func (f *frozen) item(i int, src []byte) *Item {
 	id, start, end, kind, level := f.rec(i)
-	label, _ := f.str(f.labelRef(i))
+	lr, er := f.labelRef(i), f.extraRef(i)
+	if start > end || end > len(src) || lr <= 0 || lr >= len(f.blob) || er <= 0 || er >= len(f.blob) || id <= 0 {
+		panic(corrupt("item %d: span %d..%d of %d bytes, references %d, %d", i, start, end, len(src), lr, er))
+	}
+	label, ok := f.str(lr)
 	it := &Item{ID: id, Label: label, Kind: kind, Level: level, Index: i, Start: start, End: end}
-	r := reader{b: f.blob, off: f.extraRef(i)}
+	r := reader{b: f.blob, off: er}
+	if !ok {
+		r.fail()
+	}
 	it.Top, it.QuoteDepth = r.int(), r.int()
 	flags := r.int()
 	it.Shape.Tight = flags&flagTight != 0
@@ -487,7 +437,11 @@ func (r *reader) text(src []byte, start, end int) string {
 		h := r.int()
 		size := h >> 1
 		if h&1 == 1 {
-			out = append(out, r.bytes(size)...)
+			b := r.bytes(size)
+			if out == nil && size == n && len(b) == n {
+				return unsafe.String(&b[0], n)
+			}
+			out = append(out, b...)
 			continue
 		}
 		at := r.int()

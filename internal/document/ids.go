@@ -7,8 +7,8 @@ import "fmt"
 // rebuild the document with the same pointers (RestoreIDs): new items take
 // next, and IDs below next that are not in ids belonged to deleted items.
 func (d *Document) ItemIDs() (ids []int, next int) {
-	ids = make([]int, len(d.items))
-	for i := range d.items {
+	ids = make([]int, d.Len())
+	for i := range ids {
 		if d.lazy != nil {
 			ids[i], _, _, _, _ = d.lazy.rec(i)
 		} else {
@@ -55,8 +55,8 @@ func (d *Document) checkIDs(ids []int, next int) error {
 	case len(d.journal) > 0:
 		return fmt.Errorf("%w: the document has %d journaled edits; IDs can only be restored right after loading",
 			ErrIDs, len(d.journal))
-	case len(ids) != len(d.items):
-		return fmt.Errorf("%w: %d IDs for %d items", ErrIDs, len(ids), len(d.items))
+	case len(ids) != d.Len():
+		return fmt.Errorf("%w: %d IDs for %d items", ErrIDs, len(ids), d.Len())
 	case next < 1:
 		return fmt.Errorf("%w: the next ID must be at least 1 (got %d)", ErrIDs, next)
 	}

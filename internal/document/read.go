@@ -24,11 +24,8 @@ func (d *Document) Read(ptr string, before, after int) ([]*Item, int, error) {
 		return nil, 0, err
 	}
 	from := max(0, it.Index-before)
-	to := min(len(d.items), it.Index+after+1)
-	for i := from; i < to; i++ {
-		d.item(i)
-	}
-	return d.items[from:to], it.Index - from, nil
+	to := min(d.Len(), it.Index+after+1)
+	return d.span(from, to), it.Index - from, nil
 }
 
 // Range lists up to limit items starting at the item from names (the first
@@ -46,7 +43,7 @@ func (d *Document) Range(from string, limit int, keep func(*Item) bool) ([]*Item
 		start = it.Index
 	}
 	var out []*Item
-	for i := start; i < len(d.items); i++ {
+	for i := start; i < d.Len(); i++ {
 		if len(out) == limit {
 			break
 		}
@@ -73,8 +70,8 @@ type Section struct {
 func (d *Document) Outline() (sections []*Section, preamble int) {
 	var stack []*Section
 	var cur *Section
-	for i := range d.items {
-		if kind, _ := d.kindAt(i); kind != Heading {
+	for i := range d.Len() {
+		if h, _ := d.headingAt(i); !h {
 			if cur == nil {
 				preamble++
 			} else {
@@ -109,16 +106,16 @@ func (d *Document) Outline() (sections []*Section, preamble int) {
 // index i opens: the next heading of the same or a higher level, or the end.
 // For a non-heading item it returns i+1.
 func (d *Document) SectionEnd(i int) int {
-	if i < 0 || i >= len(d.items) {
+	if i < 0 || i >= d.Len() {
 		return i + 1
 	}
-	kind, level := d.kindAt(i)
-	if kind != Heading {
+	h, level := d.headingAt(i)
+	if !h {
 		return i + 1
 	}
 	j := i + 1
-	for ; j < len(d.items); j++ {
-		if k, l := d.kindAt(j); k == Heading && l <= level {
+	for ; j < d.Len(); j++ {
+		if h, l := d.headingAt(j); h && l <= level {
 			break
 		}
 	}

@@ -158,7 +158,7 @@ func (d *Document) firstPointers(n int) []pointer.Pointer { return d.pointersFro
 
 func (d *Document) pointersFrom(from, n int) []pointer.Pointer {
 	var out []pointer.Pointer
-	for i := from; i < len(d.items) && len(out) < n; i++ {
+	for i := from; i < d.Len() && len(out) < n; i++ {
 		out = append(out, d.item(i).Pointer())
 	}
 	return out

@@ -69,6 +69,20 @@ func (s *Session) ItemByID(id string, itemID int) (ItemView, bool) {
 	return out, found
 }
 
+// ItemText is ItemByID without the Markdown: what a listing of items
+// shows.
+func (s *Session) ItemText(id string, itemID int) (ItemView, bool) {
+	var out ItemView
+	found := false
+	_ = s.with(id, func(b *book) error {
+		if it := b.doc.ByID(itemID); it != nil {
+			out, found = bookview.Brief(it), true
+		}
+		return nil
+	})
+	return out, found
+}
+
 // Outline returns the heading tree with item counts.
 func (s *Session) Outline(id string) (OutlineView, error) {
 	var out OutlineView

@@ -22,10 +22,31 @@ import (
 	"github.com/aitexteditor/aite/internal/search"
 )
 
+// Exit codes of the aite command.
+const (
+	// ExitOK is success.
+	ExitOK = 0
+	// ExitUsage is a usage error or bad input: bad flags or arguments, a
+	// pointer that names no item, an edit the document refused.
+	ExitUsage = 1
+	// ExitIO is an I/O error: the book (or a text file, or standard input)
+	// is missing or unreadable, or the output cannot be written.
+	ExitIO = 2
+)
+
+// ExitHelp documents the exit codes; commands append it to their help.
+const ExitHelp = `Exit status:
+  0  success
+  1  usage error or bad input (bad flags or arguments, a pointer that names
+     no item, an edit the document refused); nothing is written
+  2  I/O error (the book or a text file is missing, unreadable or
+     unwritable)`
+
 // Reader is what the reading commands need of an open book.
 type Reader interface {
 	Resolve(ptr string) (bookview.ItemView, error)
-	ItemByID(id int) (bookview.ItemView, bool)
+	// ItemText returns the item with an ID without its Markdown.
+	ItemText(id int) (bookview.ItemView, bool)
 	Read(ptr string, before, after int) (bookview.ReadView, error)
 	Items(from string, limit int, kinds []document.Kind) (bookview.ItemsView, error)
 	Outline() (bookview.OutlineView, error)
@@ -47,8 +68,9 @@ type Book struct {
 // were numbered afresh instead of getting their recorded IDs.
 func NewBook(r Reader, renumbered bool) *Book { return &Book{r: r, renumbered: renumbered} }
 
-// ByID returns the item with the given ID.
-func (b *Book) ByID(id int) (bookview.ItemView, bool) { return b.r.ItemByID(id) }
+// ByID returns the item with the given ID, without its Markdown (nothing
+// that lists items shows it).
+func (b *Book) ByID(id int) (bookview.ItemView, bool) { return b.r.ItemText(id) }
 
 // byLabel returns the item with the given current label. A bare number is
 // an ID to the pointer parser, so single-counter heading labels (`2`) are

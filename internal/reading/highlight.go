@@ -86,15 +86,8 @@ func highlight(text string, m *textnorm.Matcher, n int) string {
 // the first word matching m, or the first field when no word matches; ok
 // is false when text has no field at all.
 func firstField(text string, m *textnorm.Matcher) (span, bool) {
-	for i := 0; ; {
-		start, end, ok := textnorm.NextWord(text, i)
-		if !ok {
-			break
-		}
-		if m.MatchWord(text[start:end]) {
-			return fieldAt(text, start), true
-		}
-		i = end
+	if sp, ok := m.FirstMatch(text); ok {
+		return fieldAt(text, sp.Start), true
 	}
 	return fieldAfter(text, 0)
 }
@@ -103,16 +96,16 @@ func firstField(text string, m *textnorm.Matcher) (span, bool) {
 func fieldAt(text string, i int) span {
 	start := i
 	for start > 0 {
-		r, size := utf8.DecodeLastRuneInString(text[:start])
-		if unicode.IsSpace(r) {
+		space, size := spaceBefore(text, start)
+		if space {
 			break
 		}
 		start -= size
 	}
 	end := i
 	for end < len(text) {
-		r, size := utf8.DecodeRuneInString(text[end:])
-		if unicode.IsSpace(r) {
+		space, size := spaceAt(text, end)
+		if space {
 			break
 		}
 		end += size
@@ -123,8 +116,8 @@ func fieldAt(text string, i int) span {
 // fieldAfter returns the first field at or after byte i.
 func fieldAfter(text string, i int) (span, bool) {
 	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsSpace(r) {
+		space, size := spaceAt(text, i)
+		if !space {
 			return fieldAt(text, i), true
 		}
 		i += size
@@ -135,14 +128,43 @@ func fieldAfter(text string, i int) (span, bool) {
 // fieldBefore returns the last field that ends before byte i.
 func fieldBefore(text string, i int) (span, bool) {
 	for i > 0 {
-		r, size := utf8.DecodeLastRuneInString(text[:i])
-		if !unicode.IsSpace(r) {
+		space, size := spaceBefore(text, i)
+		if !space {
 			return fieldAt(text, i-size), true
 		}
 		i -= size
 	}
 	return span{}, false
 }
+
+// spaceAt reports whether the rune at byte i is white space
+// (unicode.IsSpace) and its size; ASCII and two-byte Cyrillic are told
+// from their bytes.
+func spaceAt(text string, i int) (bool, int) {
+	switch c := text[i]; {
+	case c < utf8.RuneSelf:
+		return asciiSpace[c], 1
+	case (c == 0xD0 || c == 0xD1) && i+1 < len(text) && text[i+1]&0xC0 == 0x80:
+		return false, 2 // U+0400–U+047F: letters
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	return unicode.IsSpace(r), size
+}
+
+// spaceBefore is spaceAt for the rune that ends at byte i.
+func spaceBefore(text string, i int) (bool, int) {
+	switch c := text[i-1]; {
+	case c < utf8.RuneSelf:
+		return asciiSpace[c], 1
+	case i >= 2 && (text[i-2] == 0xD0 || text[i-2] == 0xD1) && c&0xC0 == 0x80:
+		return false, 2
+	}
+	r, size := utf8.DecodeLastRuneInString(text[:i])
+	return unicode.IsSpace(r), size
+}
+
+// asciiSpace marks the ASCII white space of unicode.IsSpace.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // writeMarked writes the field text[w.start:w.end] with its words that
 // match m wrapped in ** **. A word never spans white space, so the words

@@ -3,7 +3,9 @@ package reading
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -56,28 +58,65 @@ func WriteOutline(w io.Writer, o Outline) {
 	writeSections(w, o.Sections, 0)
 }
 
+// writeSections writes the lines of secs and their subsections, each
+// built in one buffer (a book has hundreds of headings).
 func writeSections(w io.Writer, secs []*Section, depth int) {
-	for _, s := range secs {
-		fmt.Fprintf(w, "%s%s  %s %s  (%s)\n", strings.Repeat("  ", depth), s.Pointer,
-			strings.Repeat("#", s.Level), s.Title, counts(s))
-		writeSections(w, s.Children, depth+1)
+	var line []byte
+	var walk func([]*Section, int)
+	walk = func(secs []*Section, depth int) {
+		for _, s := range secs {
+			line = line[:0]
+			for range depth {
+				line = append(line, "  "...)
+			}
+			line = append(s.Pointer.AppendTo(line), "  "...)
+			for range s.Level {
+				line = append(line, '#')
+			}
+			line = append(append(append(line, ' '), s.Title...), "  ("...)
+			line = appendPlural(line, s.Items, "item")
+			if s.Total != s.Items {
+				line = strconv.AppendInt(append(line, ", "...), int64(s.Total), 10)
+				line = append(line, " in all"...)
+			}
+			_, _ = w.Write(append(line, ")\n"...)) // like fmt.Fprintf, text output ignores write errors
+			walk(s.Children, depth+1)
+		}
 	}
+	walk(secs, depth)
 }
 
-func counts(s *Section) string {
-	if s.Total == s.Items {
-		return Plural(s.Items, "item")
+// appendPlural appends Plural(n, word) to b.
+func appendPlural(b []byte, n int, word string) []byte {
+	b = append(strconv.AppendInt(b, int64(n), 10), ' ')
+	b = append(b, word...)
+	if n != 1 {
+		b = append(b, 's')
 	}
-	return fmt.Sprintf("%s, %d in all", Plural(s.Items, "item"), s.Total)
+	return b
 }
 
 // Plural is "1 item" or "3 items".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func Plural(n int, word string) string { return string(appendPlural(nil, n, word)) }
 
 // OneLine joins the fields of s with single spaces.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string {
+	if oneLine(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneLine reports whether s already is its fields joined by single
+// spaces: no leading, trailing, double or other white space.
+func oneLine(s string) bool {
+	prevSpace := true
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (prevSpace || r != ' ') {
+			return false
+		}
+		prevSpace = space
+	}
+	return !prevSpace || s == ""
+}

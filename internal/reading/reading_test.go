@@ -104,3 +104,17 @@ func TestCursorRequestSpec(t *testing.T) {
 		t.Errorf("max bytes 0: %v", err)
 	}
 }
+
+func TestOneLineAndPlural(t *testing.T) {
+	for in, want := range map[string]string{"": "", "a b": "a b", " a": "a", "a ": "a", "a  b": "a b", "a\tb\nc": "a b c",
+		"Глава\u00a01": "Глава 1", "one": "one"} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for n, want := range map[int]string{0: "0 items", 1: "1 item", 2: "2 items", 1000: "1000 items"} {
+		if got := Plural(n, "item"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

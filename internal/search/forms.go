@@ -42,11 +42,16 @@ type vocab struct {
 func (v *vocab) len() int            { return v.n }
 func (v *vocab) folded(i int) string { return packedString(v.foldOff, v.folds, i) }
 func (v *vocab) word(i int) string   { return packedString(v.wordOff, v.words, i) }
-func (v *vocab) term(i int) termID   { return termID(binary.LittleEndian.Uint32(v.terms[4*i:])) }
+func (v *vocab) term(i int) termID {
+	if i < 0 || 4*i+4 > len(v.terms) {
+		return -1
+	}
+	return termID(binary.LittleEndian.Uint32(v.terms[4*i:]))
+}
 
 // wordsOf returns the indices of the words of a term.
 func (v *vocab) wordsOf(t termID) []byte {
-	if int(t)+1 >= len(v.byTermOff)/4 {
+	if t < 0 || int(t)+1 >= len(v.byTermOff)/4 {
 		return nil
 	}
 	s, e := binary.LittleEndian.Uint32(v.byTermOff[4*t:]), binary.LittleEndian.Uint32(v.byTermOff[4*t+4:])
@@ -54,27 +59,6 @@ func (v *vocab) wordsOf(t termID) []byte {
 		return nil
 	}
 	return v.byTerm[4*s : 4*e]
-}
-
-// bounded reports whether every offset and index stays within its
-// section.
-func (v *vocab) bounded() bool {
-	if !offsetsBounded(v.foldOff, len(v.folds)) || !offsetsBounded(v.wordOff, len(v.words)) ||
-		!offsetsBounded(v.byTermOff, len(v.byTerm)/4) {
-		return false
-	}
-	nTerms := len(v.byTermOff)/4 - 1
-	for i := range v.n {
-		if int(v.term(i)) >= nTerms {
-			return false
-		}
-	}
-	for i := 0; i < len(v.byTerm); i += 4 {
-		if int(binary.LittleEndian.Uint32(v.byTerm[i:])) >= v.n {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *vocabCache) reset() {

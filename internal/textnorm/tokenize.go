@@ -88,25 +88,35 @@ func NextWord(s string, i int) (start, end int, ok bool) {
 // byte i; ok is false if there is none. ASCII and two-byte Cyrillic are
 // classified from their bytes; other runes are decoded.
 func nextWord(s string, i int) (start, end int, ok bool) {
+	start, next, r, ok := wordBegin(s, i)
+	if !ok {
+		return len(s), len(s), false
+	}
+	return start, wordEnd(s, next, r), true
+}
+
+// wordBegin finds the first word of s at or after byte i: where it starts,
+// where its first rune r ends, and whether there is one.
+func wordBegin(s string, i int) (start, next int, r rune, ok bool) {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if asciiClass[c] == 1 {
-				return i, wordEnd(s, i+1, rune(c)), true
+				return i, i + 1, rune(c), true
 			}
 			i++
 			continue
 		}
 		if r, ok := cyrillic2(s, i); ok {
-			return i, wordEnd(s, i+2, r), true
+			return i, i + 2, r, true
 		}
 		r, size := decode(s, i)
 		if isWordRune(r) {
-			return i, wordEnd(s, i+size, r), true
+			return i, i + size, r, true
 		}
 		i += size
 	}
-	return len(s), len(s), false
+	return len(s), len(s), 0, false
 }
 
 // cyrillic2 decodes a two-byte sequence of U+0400–U+047F (lead byte D0 or
