@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 
 	"github.com/aitexteditor/aite/internal/document"
@@ -28,10 +29,15 @@ type Parser struct {
 	refs []parser.Reference
 }
 
-// Parse parses a whole source into a document.
+// Parse parses a whole source into a document: a big one in parts, in
+// parallel (parts.go), with exactly the result of parsing it whole.
 func Parse(src []byte) *document.Document {
 	p := &Parser{}
-	return document.New(src, p.ParseRegion(src, 0, len(src)), p)
+	reg, ok := parseParts(src)
+	if !ok {
+		reg = p.ParseRegion(src, 0, len(src))
+	}
+	return document.New(src, reg, p)
 }
 
 // bom is the UTF-8 byte order mark. A source that starts with it keeps it,
@@ -50,19 +56,12 @@ func textStart(src []byte) int {
 // returns items and top-level spans in absolute offsets. Front matter is
 // recognised only at offset 0 (after a byte order mark, if any).
 func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
-	reg.Src = src
 	base := start
-	if start == 0 && bytes.HasPrefix(src[:end], bom) {
-		base = len(bom)
+	if start == 0 || start == textStart(src) {
+		front := p.frontMatterOnly(src, end)
+		reg, base = front.Region, front.base
 	}
-	if base == textStart(src) {
-		if fm, text := frontMatter(src[base:end]); fm > 0 {
-			it := &document.Item{Kind: document.FrontMatter, Start: base, End: base + fm, Text: text}
-			reg.Items = append(reg.Items, it)
-			reg.Tops = append(reg.Tops, document.Span{Start: base, End: base + fm})
-			base += fm
-		}
-	}
+	reg.Src = src
 	// Parse through the final line ending, exactly as the full parse saw
 	// the line (goldmark treats a last line without one slightly
 	// differently); spans never include it.
@@ -85,19 +84,52 @@ func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
 	return reg
 }
 
+// frontRegion is the front matter of a source (if any) as a region, and
+// where the text after it starts.
+type frontRegion struct {
+	document.Region
+	base int
+}
+
+// frontMatterOnly returns the front matter item of src (within end), after
+// a byte order mark.
+func (p *Parser) frontMatterOnly(src []byte, end int) frontRegion {
+	out := frontRegion{base: 0}
+	if bytes.HasPrefix(src[:end], bom) {
+		out.base = len(bom)
+	}
+	if fm, text := frontMatter(src[out.base:end]); fm > 0 {
+		it := &document.Item{Kind: document.FrontMatter, Start: out.base, End: out.base + fm, Text: text}
+		out.Items = append(out.Items, it)
+		out.Tops = append(out.Tops, document.Span{Start: out.base, End: out.base + fm})
+		out.base += fm
+	}
+	return out
+}
+
 // parseBlocks runs goldmark; should it ever panic, the text falls back to
 // one paragraph per run of non-blank lines, so parsing stays total.
-func parseBlocks(src []byte, base int, known []parser.Reference) (items []*document.Item, tops []document.Span, refs []parser.Reference) {
+func parseBlocks(src []byte, base int, known []parser.Reference) ([]*document.Item, []document.Span, []parser.Reference) {
+	b, _, ok := buildBlocks(src, base, known)
+	if !ok {
+		items, tops := fallback(src, base)
+		return items, tops, known
+	}
+	return b.items, b.tops, b.refs
+}
+
+// buildBlocks parses src with goldmark and builds its items; ok is false
+// when goldmark panicked.
+func buildBlocks(src []byte, base int, known []parser.Reference) (b *builder, doc ast.Node, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			items, tops = fallback(src, base)
-			refs = known
+			ok = false
 		}
 	}()
 	doc, tr, refs := parseAST(src, known)
-	b := &builder{src: src, base: base, tr: tr}
+	b = &builder{src: src, base: base, tr: tr, refs: refs}
 	b.build(doc)
-	return b.items, b.tops, refs
+	return b, doc, true
 }
 
 func fallback(src []byte, base int) ([]*document.Item, []document.Span) {

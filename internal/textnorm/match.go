@@ -123,15 +123,14 @@ func (m *Matcher) FirstMatch(text string) (Span, bool) {
 		if !ok {
 			return Span{}, false
 		}
-		end, prev := next, r
+		end := next
 		plain := r >= 'а' && r <= 'я'
 		if plain {
 			for end+1 < len(text) && plainPair(text[end], text[end+1]) {
 				end += 2
 			}
-			prev = 'я' // a letter, for the apostrophe rule of wordEnd
 		}
-		e := wordEnd(text, end, prev)
+		e := wordEnd(text, end)
 		w := text[start:e]
 		if !(plain && e == end && quick && !m.anyPrefix(w)) && m.MatchWord(w) {
 			return Span{Start: start, End: e}, true
