@@ -43,7 +43,13 @@ const (
 // Only a failure of the final directory fsync happens after the new content
 // is in place; every other failure leaves the original file byte-identical.
 func Write(path string, data []byte, opt Options) error {
-	return writer{fs: osFS()}.write(path, data, opt)
+	return writer{fs: osFS()}.write(path, [][]byte{data}, opt)
+}
+
+// WriteParts is Write of the concatenation of parts, without joining them
+// in memory first.
+func WriteParts(path string, parts [][]byte, opt Options) error {
+	return writer{fs: osFS()}.write(path, parts, opt)
 }
 
 // writer carries the filesystem used by Write so tests can inject faults.
@@ -57,7 +63,7 @@ type target struct {
 	exists bool
 }
 
-func (w writer) write(path string, data []byte, opt Options) error {
+func (w writer) write(path string, data [][]byte, opt Options) error {
 	if path == "" {
 		return errors.New("atomicfile: write: empty path")
 	}
@@ -143,7 +149,7 @@ func checkParent(dir string) error {
 
 // replace runs the crash-safe sequence; the original is only touched by the
 // final rename.
-func (w writer) replace(tg target, data []byte, backup bool) error {
+func (w writer) replace(tg target, data [][]byte, backup bool) error {
 	dir, base := filepath.Split(tg.path)
 	if dir == "" {
 		dir = "."
@@ -222,15 +228,17 @@ func finishTemp(f tempFile, role string, mode fs.FileMode, fill func(io.Writer, 
 	return nil
 }
 
-// writeData returns a fill function writing data in chunkSize pieces.
-func writeData(data []byte) func(io.Writer, string) error {
+// writeData returns a fill function writing the parts in chunkSize pieces.
+func writeData(parts [][]byte) func(io.Writer, string) error {
 	return func(dst io.Writer, role string) error {
-		for len(data) > 0 {
-			n := min(len(data), chunkSize)
-			if _, err := dst.Write(data[:n]); err != nil {
-				return fmt.Errorf("write %s: %w", role, err)
+		for _, data := range parts {
+			for len(data) > 0 {
+				n := min(len(data), chunkSize)
+				if _, err := dst.Write(data[:n]); err != nil {
+					return fmt.Errorf("write %s: %w", role, err)
+				}
+				data = data[n:]
 			}
-			data = data[n:]
 		}
 		return nil
 	}

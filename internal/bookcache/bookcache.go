@@ -55,7 +55,10 @@ func CachePath(book string) string { return filepath.Join(StateDir(book), "cache
 // fsync, rename), creating the directory when needed. The directory is not
 // created beside a book whose folder has no write permission bit at all (a
 // folder marked read-only, also for root, who could write there anyway).
-func WriteFile(path string, b []byte) error {
+func WriteFile(path string, b []byte) error { return writeParts(path, [][]byte{b}) }
+
+// writeParts is WriteFile of the concatenation of parts.
+func writeParts(path string, parts [][]byte) error {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
@@ -65,7 +68,7 @@ func WriteFile(path string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b, atomicfile.Options{Perm: 0o644})
+	return atomicfile.WriteParts(path, parts, atomicfile.Options{Perm: 0o644})
 }
 
 // ErrStale is wrapped by the errors that say why a cache is not used: it
@@ -129,42 +132,46 @@ func (c *Cache) StateMatches(state []byte) bool {
 	return n == c.stateSize && sum == c.stateCRC32
 }
 
-// Encode makes the bytes of a cache for the book version b (its SHA-256
-// given, or computed from src when zero), written with the state file
-// bytes state.
-func Encode(b Book, src, state []byte, sections [NumSections][]byte) []byte {
+// Sections are what a cache holds, each section given as the parts that,
+// one after the other, make it (so nothing has to be joined in memory).
+type Sections [NumSections][][]byte
+
+// Encode returns the parts of the file of a cache for the book version b
+// (its SHA-256 given, or computed from src when zero), written with the
+// state file bytes state.
+func Encode(b Book, src, state []byte, secs Sections) [][]byte {
 	if b.SHA == [32]byte{} {
 		b.SHA = sha256.Sum256(src)
 	}
-	size := headerSize
-	for _, s := range sections {
-		size += len(s)
-	}
-	out := make([]byte, headerSize, size)
-	copy(out, magic)
+	head := make([]byte, headerSize)
+	copy(head, magic)
 	le := binary.LittleEndian
-	le.PutUint32(out[8:], version)
-	le.PutUint64(out[16:], uint64(b.Size))
-	le.PutUint64(out[24:], uint64(b.Mtime))
-	le.PutUint64(out[32:], uint64(b.Sum))
-	copy(out[40:72], b.SHA[:])
+	le.PutUint32(head[8:], version)
+	le.PutUint64(head[16:], uint64(b.Size))
+	le.PutUint64(head[24:], uint64(b.Mtime))
+	le.PutUint64(head[32:], uint64(b.Sum))
+	copy(head[40:72], b.SHA[:])
 	n, sum := stateSum(state)
-	le.PutUint64(out[72:], uint64(n))
-	le.PutUint32(out[80:], sum)
-	le.PutUint32(out[84:], NumSections)
+	le.PutUint64(head[72:], uint64(n))
+	le.PutUint32(head[80:], sum)
+	le.PutUint32(head[84:], NumSections)
 	off := headerSize
-	for i, s := range sections {
-		e := out[fixedSize+i*entrySize:]
+	parts := [][]byte{head}
+	for i, sec := range secs {
+		e := head[fixedSize+i*entrySize:]
+		crc, size := uint32(0), 0
+		for _, p := range sec {
+			crc = crc32.Update(crc, crc32.IEEETable, p)
+			size += len(p)
+		}
 		le.PutUint64(e, uint64(off))
-		le.PutUint64(e[8:], uint64(len(s)))
-		le.PutUint32(e[16:], crc32.ChecksumIEEE(s))
-		off += len(s)
+		le.PutUint64(e[8:], uint64(size))
+		le.PutUint32(e[16:], crc)
+		off += size
+		parts = append(parts, sec...)
 	}
-	le.PutUint32(out[headerSize-4:], crc32.ChecksumIEEE(out[:headerSize-4]))
-	for _, s := range sections {
-		out = append(out, s...)
-	}
-	return out
+	le.PutUint32(head[headerSize-4:], crc32.ChecksumIEEE(head[:headerSize-4]))
+	return parts
 }
 
 // Write writes the cache of the book file at path for the version src,
@@ -172,7 +179,7 @@ func Encode(b Book, src, state []byte, sections [NumSections][]byte) []byte {
 // sha is the SHA-256 of src when known (else zero). The modification time
 // is the file's now: should the file have changed since src was read, the
 // checksum will not match and the cache is never used.
-func Write(path string, src []byte, sha [32]byte, state []byte, sections [NumSections][]byte) error {
+func Write(path string, src []byte, sha [32]byte, state []byte, secs Sections) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -181,7 +188,7 @@ func Write(path string, src []byte, sha [32]byte, state []byte, sections [NumSec
 		return fmt.Errorf("%s changed while aite read it", path)
 	}
 	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: Checksum(src), SHA: sha}
-	return WriteFile(CachePath(path), Encode(b, src, state, sections))
+	return writeParts(CachePath(path), Encode(b, src, state, secs))
 }
 
 // Remove deletes the cache of a book file (when another record of the book

@@ -1,6 +1,7 @@
 package bookcache
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func testCache(t *testing.T) []byte {
 	idx, err := search.Build(d).Encode()
 	require.NoError(t, err)
 	b := Book{Size: int64(len(testSrc)), Mtime: 42, Sum: Checksum(testSrc)}
-	return Encode(b, testSrc, testState, [NumSections][]byte{doc, idx, {0}})
+	return bytes.Join(Encode(b, testSrc, testState, Sections{{doc}, {idx[:5], idx[5:]}, {{0}}}), nil)
 }
 
 func TestEncodeDecode(t *testing.T) {
@@ -73,7 +74,7 @@ func TestOpen(t *testing.T) {
 	require.NoError(t, err)
 	idx, err := search.Build(d).Encode()
 	require.NoError(t, err)
-	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, [NumSections][]byte{doc, idx, nil}))
+	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, Sections{{doc}, {idx}, nil}))
 	got, x, err := Open(path)
 	require.NoError(t, err)
 	require.Equal(t, d.At(1).Text, got.At(1).Text)

@@ -141,6 +141,24 @@ func (d *Document) span(from, to int) []*Item {
 	return out
 }
 
+// EachText calls f with the ID and the text of every item, in document
+// order; a decoded document does not build its items for it.
+func (d *Document) EachText(f func(id int, text string)) {
+	if d.lazy == nil {
+		for _, it := range d.items {
+			f(it.ID, it.Text)
+		}
+		return
+	}
+	for i := range d.lazy.n {
+		if it := d.built[i]; it != nil {
+			f(it.ID, it.Text)
+			continue
+		}
+		f(d.lazy.text(i, d.src))
+	}
+}
+
 // ByID returns the item with an ID, or nil.
 func (d *Document) ByID(id int) *Item {
 	if d.lazy != nil {

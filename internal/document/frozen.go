@@ -51,7 +51,16 @@ const (
 // Decode can rebuild the document from the same source without parsing.
 // Offsets and counts must fit in 32 bits (a source under 4 GiB).
 func (d *Document) Encode() ([]byte, error) {
-	d.force()
+	parts, err := d.EncodeParts()
+	return bytes.Join(parts, nil), err
+}
+
+// EncodeParts is Encode as the parts that, one after the other, make the
+// encoding: what a writer needs, without a copy joining them.
+func (d *Document) EncodeParts() ([][]byte, error) {
+	if d.lazy != nil { // unchanged since decoded: its encoding
+		return [][]byte{d.lazy.data}, nil
+	}
 	if len(d.src) >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", len(d.src))
 	}
@@ -83,23 +92,20 @@ func (d *Document) Encode() ([]byte, error) {
 	for _, i := range order {
 		labels = binary.LittleEndian.AppendUint32(labels, uint32(i))
 	}
-	out := make([]byte, 0, 4*headerWords+len(recs)+len(tops)+len(idTable)+len(labels)+len(e.blob))
-	out = append(out, frozenMagic...)
+	head := make([]byte, 0, 4*headerWords)
+	head = append(head, frozenMagic...)
 	sections := [][]byte{recs, tops, idTable, labels, e.blob}
 	off := 4 * headerWords
 	for _, v := range []int{frozenVersion, n, len(d.tops), d.nextID, d.nextCont, len(d.src), maxID + 1} {
-		out = binary.LittleEndian.AppendUint32(out, uint32(v))
+		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
 	for _, s := range sections[:len(sections)-1] {
-		out = binary.LittleEndian.AppendUint32(out, uint32(off))
+		head = binary.LittleEndian.AppendUint32(head, uint32(off))
 		off += len(s)
 	}
-	out = binary.LittleEndian.AppendUint32(out, uint32(off))
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.blob)))
-	for _, s := range sections {
-		out = append(out, s...)
-	}
-	return out, nil
+	head = binary.LittleEndian.AppendUint32(head, uint32(off))
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(e.blob)))
+	return append([][]byte{head}, sections...), nil
 }
 
 // encoder builds the blob of an encoding.
@@ -375,6 +381,34 @@ func (f *frozen) item(i int, src []byte) *Item {
 		panic(fmt.Errorf("item %d: %w", i, r.err))
 	}
 	return it
+}
+
+// text returns the ID and the text of item i without building the item.
+func (f *frozen) text(i int, src []byte) (int, string) {
+	id, start, end, _, _ := f.rec(i)
+	er := f.extraRef(i)
+	if start > end || end > len(src) || er <= 0 || er >= len(f.blob) {
+		panic(corrupt("item %d: span %d..%d of %d bytes, reference %d", i, start, end, len(src), er))
+	}
+	r := reader{b: f.blob, off: er}
+	r.int()
+	r.int()
+	if r.int()&flagPrefixInBlob != 0 {
+		r.str()
+	} else {
+		r.int()
+	}
+	r.str()
+	r.str()
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		r.byte()
+		r.int()
+	}
+	text := r.text(src, start, end)
+	if r.err != nil {
+		panic(fmt.Errorf("item %d: %w", i, r.err))
+	}
+	return id, text
 }
 
 // reader decodes varint-encoded extras, remembering the first failure.

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"bytes"
 	"encoding/hex"
 	"os"
 
@@ -51,6 +52,24 @@ func loadCache(path string, src []byte, mtime int64, state *idRecord) *cached {
 	return out
 }
 
+// lighten returns a freshly parsed document as a decoded one: its
+// encoding holds the items in a fraction of their memory, so the parse's
+// items can go before the index is built (which reads the texts without
+// building items) and the cache is written (which writes that encoding).
+// The first command on a big book then needs far less memory. Should the
+// encoding fail, the document is returned as it is.
+func lighten(d *document.Document) *document.Document {
+	parts, err := d.EncodeParts()
+	if err != nil {
+		return d
+	}
+	out, err := document.Decode(d.Source(), bytes.Join(parts, nil), d.Parser())
+	if err != nil {
+		return d
+	}
+	return out
+}
+
 // writeCache writes the cache of the book file at path, whose bytes are
 // d's source (SHA-256 sha in hex, or ""), with x (built when nil or
 // stale) and the state file as written (state). Failing to write it only
@@ -62,18 +81,20 @@ func writeCache(path string, d *document.Document, x *search.Index, sha string, 
 	if x == nil || x.Version() != d.Version() {
 		x = search.Build(d)
 	}
-	var secs [bookcache.NumSections][]byte
+	var secs bookcache.Sections
 	var err error
-	if secs[bookcache.SecDocument], err = d.Encode(); err != nil {
+	if secs[bookcache.SecDocument], err = d.EncodeParts(); err != nil {
 		return x, err
 	}
-	if secs[bookcache.SecIndex], err = x.Encode(); err != nil {
+	if secs[bookcache.SecIndex], err = x.EncodeParts(); err != nil {
 		return x, err
 	}
 	if p, ok := d.Parser().(*markdown.Parser); ok {
-		if secs[bookcache.SecParser], err = p.MarshalBinary(); err != nil {
+		state, err := p.MarshalBinary()
+		if err != nil {
 			return x, err
 		}
+		secs[bookcache.SecParser] = [][]byte{state}
 	}
 	var sum [32]byte
 	if b, err := hex.DecodeString(sha); err == nil && len(b) == len(sum) {

@@ -127,6 +127,7 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	default:
 		b.doc = markdown.Parse(src)
 		b.origin, b.newIDs = adopt(b.doc, old, "")
+		b.doc = lighten(b.doc)
 	}
 	b.reg = cursor.NewRegistry(b.doc) // after the IDs are final
 	if rerr != nil {

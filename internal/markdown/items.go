@@ -21,6 +21,11 @@ type builder struct {
 	pending int // line start of containers opened before their first leaf; -1 when none
 	top     int
 	refs    []parser.Reference // the link reference definitions in effect
+	// shared: a text that is a piece of src refers to it (the whole book's
+	// first parse: the document keeps src anyway). Edits re-parse regions
+	// of each new source without it, so no old source stays alive for the
+	// sake of a few texts.
+	shared bool
 }
 
 func (b *builder) build(doc ast.Node) {

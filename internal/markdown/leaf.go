@@ -19,7 +19,7 @@ func (b *builder) leaf(n ast.Node) {
 		b.pending = -1
 	}
 	end = lineEnd(b.src, end)
-	it := b.item(kind, start, end, b.text(n))
+	it := b.item(kind, start, end, b.text(n, start, end))
 	body = max(start, min(body, end))
 	it.Shape.Prefix = string(b.src[start:body])
 	switch h := n.(type) {

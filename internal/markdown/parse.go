@@ -35,7 +35,7 @@ func Parse(src []byte) *document.Document {
 	p := &Parser{}
 	reg, ok := parseParts(src)
 	if !ok {
-		reg = p.ParseRegion(src, 0, len(src))
+		reg = p.parseRegion(src, 0, len(src), true)
 	}
 	return document.New(src, reg, p)
 }
@@ -55,7 +55,13 @@ func textStart(src []byte) int {
 // ParseRegion parses src[start:end] as a standalone Markdown text and
 // returns items and top-level spans in absolute offsets. Front matter is
 // recognised only at offset 0 (after a byte order mark, if any).
-func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
+func (p *Parser) ParseRegion(src []byte, start, end int) document.Region {
+	return p.parseRegion(src, start, end, false)
+}
+
+// parseRegion is ParseRegion; with shared, texts that are pieces of src
+// refer to it instead of copying it (see builder.shared).
+func (p *Parser) parseRegion(src []byte, start, end int, shared bool) (reg document.Region) {
 	base := start
 	if start == 0 || start == textStart(src) {
 		front := p.frontMatterOnly(src, end)
@@ -72,7 +78,7 @@ func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
 	if stop < len(src) && src[stop] == '\n' {
 		stop++
 	}
-	items, tops, refs := parseBlocks(src[base:stop], base, p.refs)
+	items, tops, refs := parseBlocks(src[base:stop], base, p.refs, shared)
 	if p.refs == nil {
 		p.refs = refs
 	}
@@ -109,8 +115,8 @@ func (p *Parser) frontMatterOnly(src []byte, end int) frontRegion {
 
 // parseBlocks runs goldmark; should it ever panic, the text falls back to
 // one paragraph per run of non-blank lines, so parsing stays total.
-func parseBlocks(src []byte, base int, known []parser.Reference) ([]*document.Item, []document.Span, []parser.Reference) {
-	b, _, ok := buildBlocks(src, base, known)
+func parseBlocks(src []byte, base int, known []parser.Reference, shared bool) ([]*document.Item, []document.Span, []parser.Reference) {
+	b, _, ok := buildBlocks(src, base, known, shared)
 	if !ok {
 		items, tops := fallback(src, base)
 		return items, tops, known
@@ -120,14 +126,14 @@ func parseBlocks(src []byte, base int, known []parser.Reference) ([]*document.It
 
 // buildBlocks parses src with goldmark and builds its items; ok is false
 // when goldmark panicked.
-func buildBlocks(src []byte, base int, known []parser.Reference) (b *builder, doc ast.Node, ok bool) {
+func buildBlocks(src []byte, base int, known []parser.Reference, shared bool) (b *builder, doc ast.Node, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			ok = false
 		}
 	}()
 	doc, tr, refs := parseAST(src, known)
-	b = &builder{src: src, base: base, tr: tr, refs: refs}
+	b = &builder{src: src, base: base, tr: tr, refs: refs, shared: shared}
 	b.build(doc)
 	return b, doc, true
 }

@@ -116,7 +116,7 @@ func parsePart(src []byte, start, end int) (p part) {
 		reg := (&Parser{}).frontMatterOnly(src, end)
 		front, frontTops, base = reg.Items, reg.Tops, reg.base
 	}
-	b, doc, ok := buildBlocks(src[base:end], base, nil)
+	b, doc, ok := buildBlocks(src[base:end], base, nil, true)
 	if !ok {
 		return part{open: true} // goldmark panicked: parse the book whole
 	}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -59,10 +60,18 @@ const (
 // Encode writes the index down. The index must reflect its document as it
 // is (it is brought up to date first).
 func (x *Index) Encode() ([]byte, error) {
+	parts, err := x.EncodeParts()
+	return bytes.Join(parts, nil), err
+}
+
+// EncodeParts is Encode as the parts that, one after the other, make the
+// encoding, without a copy joining them. A decoded index gives the bytes
+// it was decoded from.
+func (x *Index) EncodeParts() ([][]byte, error) {
 	x.rlockFresh(x.doc)
 	defer x.mu.RUnlock()
 	if x.fz != nil {
-		return slices.Clone(x.fz.data), nil
+		return [][]byte{x.fz.data}, nil
 	}
 	lx := &x.lex
 	order := make([]termID, len(lx.stems)) // sorted position → term
@@ -119,8 +128,9 @@ func (x *Index) Encode() ([]byte, error) {
 	return encodeSections(len(order), v.len(), x.nItems, x.total, s[:])
 }
 
-// encodeSections writes the header and the sections.
-func encodeSections(nTerms, nVocab, nItems int, total int64, s [][]byte) ([]byte, error) {
+// encodeSections returns the header and the sections, each padded to 4
+// bytes, as the parts of an encoding.
+func encodeSections(nTerms, nVocab, nItems int, total int64, s [][]byte) ([][]byte, error) {
 	size := 0
 	for _, b := range s {
 		size += len(b) + 3
@@ -128,22 +138,23 @@ func encodeSections(nTerms, nVocab, nItems int, total int64, s [][]byte) ([]byte
 	if size >= math.MaxUint32 || total >= math.MaxUint32*math.MaxInt32 {
 		return nil, fmt.Errorf("index too large to encode")
 	}
-	out := make([]byte, 0, 32+4*len(s)+size)
-	out = append(out, indexMagic...)
+	head := make([]byte, 0, 32+4*len(s))
+	head = append(head, indexMagic...)
 	for _, v := range []uint32{indexVersion, uint32(nTerms), uint32(nVocab), uint32(nItems)} {
-		out = binary.LittleEndian.AppendUint32(out, v)
+		head = binary.LittleEndian.AppendUint32(head, v)
 	}
-	out = binary.LittleEndian.AppendUint64(out, uint64(total))
+	head = binary.LittleEndian.AppendUint64(head, uint64(total))
 	for _, b := range s {
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(b)))
+		head = binary.LittleEndian.AppendUint32(head, uint32(len(b)))
 	}
+	parts := [][]byte{head}
 	for _, b := range s {
-		out = append(out, b...)
-		for len(out)%4 != 0 {
-			out = append(out, 0)
+		parts = append(parts, b)
+		if pad := (4 - len(b)%4) % 4; pad > 0 {
+			parts = append(parts, make([]byte, pad))
 		}
 	}
-	return out, nil
+	return parts, nil
 }
 
 // frozenIndex is the view of an encoded index that a decoded Index reads.

@@ -137,3 +137,20 @@ func FuzzDecodeIndex(f *testing.F) {
 	f.Add(enc)
 	f.Fuzz(func(t *testing.T, enc []byte) { queryAll(t, d, enc) })
 }
+
+// Building on a decoded document, which does not build its items for it,
+// gives the index of the parsed one.
+func TestBuildOnADecodedDocument(t *testing.T) {
+	for name, src := range testbook.Books(t) {
+		t.Run(name, func(t *testing.T) {
+			d := markdown.Parse(src)
+			enc, err := d.Encode()
+			require.NoError(t, err)
+			lazy, err := document.Decode(src, enc, nil)
+			require.NoError(t, err)
+			x := Build(lazy)
+			sameAnswers(t, Build(d), x)
+			requireSameAsReference(t, lazy, x, true)
+		})
+	}
+}
