@@ -202,6 +202,7 @@ func (d *Document) force() {
 	d.byID = make(map[int]*Item, f.n)
 	for i := range d.items {
 		it := d.item(i)
+		f.unshare(it)
 		d.items[i] = it
 		d.byID[it.ID] = it
 	}

@@ -411,6 +411,27 @@ func (f *frozen) text(i int, src []byte) (int, string) {
 	return id, text
 }
 
+// unshare copies the strings of an item that refer to the encoding, so
+// that an ordinary document (force) does not keep the encoding alive: it
+// is as big as a third of the book, and the source is all a document
+// needs. A text that is a piece of the source keeps referring to it.
+func (f *frozen) unshare(it *Item) {
+	for _, s := range []*string{&it.Label, &it.Text, &it.Shape.Prefix, &it.Shape.HeadMarker, &it.Shape.Underline} {
+		if f.owns(*s) {
+			*s = strings.Clone(*s)
+		}
+	}
+}
+
+// owns reports whether s lies in the encoding.
+func (f *frozen) owns(s string) bool {
+	if len(s) == 0 || len(f.data) == 0 {
+		return false
+	}
+	p, base := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
+	return p >= base && p < base+uintptr(len(f.data))
+}
+
 // reader decodes varint-encoded extras, remembering the first failure.
 type reader struct {
 	b   []byte

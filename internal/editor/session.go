@@ -159,8 +159,12 @@ func readBook(path string) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	src, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
-	return src, fi.ModTime().UnixNano(), err
+	src := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, src)
+	if err == io.ErrUnexpectedEOF { // it shrank meanwhile: what there is
+		err = nil
+	}
+	return src[:n], fi.ModTime().UnixNano(), err
 }
 
 // Load puts a book held in memory into the session under an ID (replacing

@@ -25,6 +25,8 @@
 package quick
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -77,49 +79,79 @@ func Run(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	if c.Prepare(fs, pos[1:]) != nil {
 		return 0, false
 	}
-	var t tape
-	if !run(c, pos[0], *asJSON, &t) {
+	t := tape{stdout: stdout, stderr: stderr}
+	err, ok := run(c, pos[0], *asJSON, &t)
+	switch {
+	case !ok && !t.committed:
 		return 0, false
+	case err == nil:
+		err = t.flush()
 	}
-	if err := t.replay(stdout, stderr); err != nil {
-		// As the ordinary path reports a failed write (reading.WriteJSON).
-		_, _ = io.WriteString(stderr, "aite: write output: "+err.Error()+"\n")
-		return reading.ExitIO, true
+	if err != nil { // only after output was written: report it as the ordinary path does
+		return report(stderr, err, *asJSON), true
 	}
 	return reading.ExitOK, true
 }
 
-// run opens the book from its cache and runs the command, recording its
-// output on t. It reports false on any failure, also on a fault reading
-// a mapped file that shrank meanwhile.
-func run(c reading.Command, book string, asJSON bool, t *tape) (ok bool) {
+// report writes an error the command met after its output began, as
+// cli.ReportError does for errors other than pointer errors (the only
+// ones that can come so late are failed writes), and returns the exit
+// code.
+func report(w io.Writer, err error, asJSON bool) int {
+	if asJSON {
+		_ = reading.WriteJSON(w, struct {
+			Error string `json:"error"`
+		}{err.Error()})
+	} else {
+		_, _ = io.WriteString(w, "aite: "+err.Error()+"\n")
+	}
+	var ioe *reading.IOError
+	if errors.As(err, &ioe) {
+		return reading.ExitIO
+	}
+	return reading.ExitUsage
+}
+
+// run opens the book from its cache and runs the command, its output on
+// t. ok is false on any failure, also on a fault reading a mapped file
+// that shrank meanwhile; err is the command's error.
+func run(c reading.Command, book string, asJSON bool, t *tape) (err error, ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		if recover() != nil {
-			ok = false
+		if r := recover(); r != nil {
+			err, ok = fmt.Errorf("reading the book %s failed: %v", book, r), false
 		}
 	}()
 	d, x, err := bookcache.Open(book)
 	if err != nil {
-		return false
+		return err, false
 	}
 	b := reading.NewBook(bookview.New(d, x), false) // the cache holds the recorded IDs
-	return c.Run(b, asJSON, t.stream(1), t.stream(2)) == nil
+	err = c.Run(b, asJSON, t.stream(1), t.stream(2))
+	return err, err == nil
 }
 
-// tape records what a command writes to its two streams, in order, so it
-// can be written out only once the command succeeded: the bytes in one
-// buffer, and where each run of one stream ends.
+// tape keeps what a command writes to its two streams, in order, until
+// the command succeeded, so that nothing is written when the ordinary
+// path has to run the command instead. Output beyond commitAt is written
+// as it comes (commit): a command that prints that much (a cursor over a
+// whole book) has met every error it could meet but a failed write.
 type tape struct {
-	buf  []byte
-	runs []tapeRun
+	stdout, stderr io.Writer
+	buf            []byte
+	runs           []tapeRun
+	committed      bool
 }
+
+// commitAt is the size of output kept before it is written as it comes (a
+// variable for the tests).
+var commitAt = 1 << 20
 
 type tapeRun struct {
 	stream, end int
 }
 
-// stream returns a writer that records onto stream n (1 or 2).
+// stream returns a writer onto stream n (1 or 2).
 func (t *tape) stream(n int) io.Writer { return tapeWriter{t, n} }
 
 type tapeWriter struct {
@@ -129,6 +161,13 @@ type tapeWriter struct {
 
 func (w tapeWriter) Write(p []byte) (int, error) {
 	t := w.t
+	if t.committed {
+		if w.n == 2 {
+			_, _ = t.stderr.Write(p)
+			return len(p), nil
+		}
+		return t.stdout.Write(p)
+	}
 	if t.buf == nil {
 		t.buf = make([]byte, 0, 32<<10)
 	}
@@ -138,24 +177,31 @@ func (w tapeWriter) Write(p []byte) (int, error) {
 	} else {
 		t.runs = append(t.runs, tapeRun{w.n, len(t.buf)})
 	}
+	if len(t.buf) > commitAt {
+		t.committed = true
+		if err := t.flush(); err != nil {
+			return len(p), err
+		}
+	}
 	return len(p), nil
 }
 
-// replay writes the recorded runs to the real streams, in order, and
+// flush writes what the tape kept to the real streams, in order, and
 // returns the first failure to write standard output (one to standard
 // error ends it too: there is nowhere left to report it).
-func (t *tape) replay(stdout, stderr io.Writer) error {
+func (t *tape) flush() error {
 	start := 0
 	for _, r := range t.runs {
 		b := t.buf[start:r.end]
 		start = r.end
 		if r.stream == 2 {
-			if _, err := stderr.Write(b); err != nil {
-				return nil
+			if _, err := t.stderr.Write(b); err != nil {
+				break
 			}
-		} else if _, err := stdout.Write(b); err != nil {
-			return err
+		} else if _, err := t.stdout.Write(b); err != nil {
+			return &reading.IOError{Err: fmt.Errorf("write output: %w", err)}
 		}
 	}
+	t.buf, t.runs = nil, nil
 	return nil
 }
