@@ -119,6 +119,7 @@ func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
 		if err := c.Prepare(cmd.Flags(), args[1:]); err != nil {
 			return err
 		}
+		defer reading.LimitMemory(args[0])()
 		b, err := cli.Open(args[0], cmd.ErrOrStderr())
 		if err != nil {
 			return err

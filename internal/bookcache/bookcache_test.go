@@ -66,7 +66,7 @@ func TestDecodeRefusesWhatDoesNotMatch(t *testing.T) {
 func TestOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "book.md")
 	require.NoError(t, os.WriteFile(path, testSrc, 0o644))
-	_, _, err := Open(path)
+	_, err := Open(path)
 	require.ErrorIs(t, err, ErrStale, "no state, no cache")
 	require.NoError(t, WriteFile(StatePath(path), testState))
 	d := markdown.Parse(testSrc)
@@ -75,18 +75,28 @@ func TestOpen(t *testing.T) {
 	idx, err := search.Build(d).Encode()
 	require.NoError(t, err)
 	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, Sections{{doc}, {idx}, nil}))
-	got, x, err := Open(path)
+	o, err := Open(path)
 	require.NoError(t, err)
-	require.Equal(t, d.At(1).Text, got.At(1).Text)
-	require.Equal(t, []int{d.At(1).ID}, x.ItemsMatching([]string{"Варя"}))
+	require.Equal(t, d.At(1).Text, o.Doc.At(1).Text)
+	require.Equal(t, []int{d.At(1).ID}, o.Index.ItemsMatching([]string{"Варя"}))
+
+	// A cache without an index, completed by KeepIndex.
+	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, Sections{{doc}, nil, nil}))
+	o, err = Open(path)
+	require.NoError(t, err)
+	require.Nil(t, o.Index)
+	require.NoError(t, o.KeepIndex(search.Build(o.Doc)))
+	o, err = Open(path)
+	require.NoError(t, err)
+	require.Equal(t, []int{d.At(1).ID}, o.Index.ItemsMatching([]string{"Варя"}))
 
 	require.NoError(t, WriteFile(StatePath(path), append(testState, ' ')))
-	_, _, err = Open(path)
+	_, err = Open(path)
 	require.ErrorIs(t, err, ErrStale, "the state changed")
 	require.NoError(t, WriteFile(StatePath(path), testState))
 	require.NoError(t, Remove(path))
 	require.NoError(t, Remove(path), "removing a missing cache is fine")
-	_, _, err = Open(path)
+	_, err = Open(path)
 	require.True(t, errors.Is(err, ErrStale))
 }
 

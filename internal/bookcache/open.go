@@ -9,8 +9,9 @@ import (
 	"github.com/aitexteditor/aite/internal/search"
 )
 
-// Open gives a book file's document and search index from its cache, for
-// reading only (the document has no parser: every edit is refused), or an
+// Open gives a book file's document and search index (nil when the cache
+// keeps none yet) from its cache, for reading only (the document has no
+// parser: every edit is refused), or an
 // error wrapping ErrStale when the cache is missing or not valid for the
 // book as it is now (see Decode). The book, its state and its cache are
 // mapped into memory, not read, and never unmapped: Open is for a
@@ -18,35 +19,58 @@ import (
 // mapped file shrink under the process (another program truncating it in
 // place), reading it faults; callers that must survive that run with
 // debug.SetPanicOnFault.
-func Open(book string) (*document.Document, *search.Index, error) {
+func Open(book string) (*Opened, error) {
 	src, fi, err := mapFile(book)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	state, _, err := mapFile(StatePath(book))
 	if err != nil {
-		return nil, nil, stale("no state file (%v)", err)
+		return nil, stale("no state file (%v)", err)
 	}
 	data, _, err := mapFile(CachePath(book))
 	if err != nil {
-		return nil, nil, stale("no cache (%v)", err)
+		return nil, stale("no cache (%v)", err)
 	}
 	c, err := Decode(data, src, fi.ModTime().UnixNano())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !c.StateMatches(state) {
-		return nil, nil, stale("the item IDs were recorded again since the cache was made")
+		return nil, stale("the item IDs were recorded again since the cache was made")
 	}
-	d, err := document.Decode(src, c.Sections[SecDocument], nil)
+	o := &Opened{path: book, src: src, state: state, cache: c}
+	if o.Doc, err = document.Decode(src, c.Sections[SecDocument], nil); err != nil {
+		return nil, stale("%v", err)
+	}
+	if len(c.Sections[SecIndex]) > 0 { // else no index is kept yet
+		if o.Index, err = search.Decode(o.Doc, c.Sections[SecIndex]); err != nil {
+			return nil, stale("%v", err)
+		}
+	}
+	return o, nil
+}
+
+// Opened is a book opened from its cache.
+type Opened struct {
+	Doc   *document.Document
+	Index *search.Index // nil when the cache keeps no index yet
+
+	path       string
+	src, state []byte
+	cache      *Cache
+}
+
+// KeepIndex writes the cache again with x, an index of Doc, so the next
+// command finds it there.
+func (o *Opened) KeepIndex(x *search.Index) error {
+	parts, err := x.EncodeParts()
 	if err != nil {
-		return nil, nil, stale("%v", err)
+		return err
 	}
-	x, err := search.Decode(d, c.Sections[SecIndex])
-	if err != nil {
-		return nil, nil, stale("%v", err)
-	}
-	return d, x, nil
+	c := o.cache
+	secs := Sections{SecDocument: {c.Sections[SecDocument]}, SecIndex: parts, SecParser: {c.Sections[SecParser]}}
+	return Write(o.path, o.src, c.Book.SHA, o.state, secs)
 }
 
 // mapFile maps a regular file read-only (an empty one is an empty slice).

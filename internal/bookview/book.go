@@ -20,13 +20,8 @@ func New(d *document.Document, x *search.Index) *Book {
 	return &Book{doc: d, index: x, reg: cursor.NewRegistry(d)}
 }
 
-// idx returns the index, built or brought up to date.
-func (b *Book) idx() *search.Index {
-	if b.index == nil || b.index.Version() != b.doc.Version() {
-		b.index = search.Build(b.doc)
-	}
-	return b.index
-}
+// Index returns the book's search index, nil while it has none.
+func (b *Book) Index() *search.Index { return b.index }
 
 // Resolve returns the item a pointer names.
 func (b *Book) Resolve(ptr string) (ItemView, error) {
@@ -64,9 +59,13 @@ func (b *Book) Outline() (OutlineView, error) { return Outline(b.doc), nil }
 func (b *Book) CreateCursor(spec cursor.Spec) (cursor.Info, error) { return b.reg.Create(b.doc, spec) }
 
 // Next returns a cursor's next portion.
-func (b *Book) Next(name string) (cursor.Portion, error) { return b.reg.Next(b.doc, b.idx(), name) }
+func (b *Book) Next(name string) (cursor.Portion, error) {
+	b.index = IndexFor(b.index, b.doc)
+	return b.reg.Next(b.doc, b.index, name)
+}
 
 // Search runs an exact or ranked search.
 func (b *Book) Search(query string, mode SearchMode, opt search.Options) ([]search.Result, error) {
-	return Search(b.idx(), b.doc, query, mode, opt)
+	b.index = IndexFor(b.index, b.doc)
+	return Search(b.index, b.doc, query, mode, opt)
 }

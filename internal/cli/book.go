@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
@@ -33,7 +31,7 @@ type Book struct {
 // that name the path. Close the book when the command is done.
 func OpenBook(path string) (*Book, error) {
 	s := editor.New()
-	restore := limitMemory(path)
+	restore := reading.LimitMemory(path)
 	info, err := s.Open(path)
 	restore()
 	switch {
@@ -46,29 +44,6 @@ func OpenBook(path string) (*Book, error) {
 	}
 	r := sessionReader{s: s, id: info.ID}
 	return &Book{Book: reading.NewBook(r, info.IDs == editor.IDsNew), s: s, id: info.ID, info: info}, nil
-}
-
-// Memory for opening a book: the parse, the index and the cache written
-// beside the book hold about three times the book at their peak; without
-// a limit, Go's collector lets the heap grow to twice what is live first.
-// A soft limit below the peak makes it collect as it goes instead (a few
-// percent more time on a first open of a big book), so the whole process
-// stays under four times the book (issue 21; BenchmarkCLIFirstRun).
-const (
-	memoryPerByte = 2
-	memoryBase    = 24 << 20
-)
-
-// limitMemory sets a soft limit on the Go heap for opening the book at
-// path (unless GOMEMLIMIT or a caller already set one) and returns what
-// restores the previous limit.
-func limitMemory(path string) func() {
-	fi, err := os.Stat(path)
-	if err != nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		return func() {}
-	}
-	prev := debug.SetMemoryLimit(memoryBase + memoryPerByte*fi.Size())
-	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // Open is OpenBook that writes the notes about the book's item IDs to log

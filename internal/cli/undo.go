@@ -12,7 +12,7 @@ import (
 
 // Undo restores a book file from its command journal.
 func Undo(out, log io.Writer, book string, backup, force, asJSON bool) error {
-	defer limitMemory(book)()
+	defer reading.LimitMemory(book)()
 	c, err := editor.UndoCommand(book, backup, force)
 	switch {
 	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):

@@ -141,6 +141,30 @@ func (d *Document) span(from, to int) []*Item {
 	return out
 }
 
+// KindAt returns the kind of the item at a valid index and TextAt its
+// text; a decoded document does not build the item for them.
+func (d *Document) KindAt(i int) Kind {
+	if d.lazy != nil {
+		if it := d.built[i]; it != nil {
+			return it.Kind
+		}
+		return d.lazy.kindOf(i)
+	}
+	return d.items[i].Kind
+}
+
+// TextAt: see KindAt.
+func (d *Document) TextAt(i int) string {
+	if d.lazy != nil {
+		if it := d.built[i]; it != nil {
+			return it.Text
+		}
+		_, text := d.lazy.text(i, d.src)
+		return text
+	}
+	return d.items[i].Text
+}
+
 // EachText calls f with the ID and the text of every item, in document
 // order; a decoded document does not build its items for it.
 func (d *Document) EachText(f func(id int, text string)) {

@@ -281,6 +281,9 @@ func (f *frozen) check() error {
 	return nil
 }
 
+// kindOf returns the kind of item i (checked by check).
+func (f *frozen) kindOf(i int) Kind { return kindOfCode(f.recs[i*recSize+12]) }
+
 // heading reports whether item i is a heading, and its level.
 func (f *frozen) heading(i int) (bool, int) {
 	r := f.recs[i*recSize : i*recSize+recSize]

@@ -43,9 +43,11 @@ func loadCache(path string, src []byte, mtime int64, state *idRecord) *cached {
 	if err != nil {
 		return nil
 	}
-	x, err := search.Decode(d, c.Sections[bookcache.SecIndex])
-	if err != nil {
-		return nil
+	var x *search.Index // none kept yet: built when a search needs it
+	if len(c.Sections[bookcache.SecIndex]) > 0 {
+		if x, err = search.Decode(d, c.Sections[bookcache.SecIndex]); err != nil {
+			return nil
+		}
 	}
 	out := &cached{doc: d, index: x, sha: hex.EncodeToString(c.Book.SHA[:])}
 	out.ids = state != nil && c.StateMatches(state.raw)
@@ -71,28 +73,28 @@ func lighten(d *document.Document) *document.Document {
 }
 
 // writeCache writes the cache of the book file at path, whose bytes are
-// d's source (SHA-256 sha in hex, or ""), with x (built when nil or
-// stale) and the state file as written (state). Failing to write it only
-// makes the next command slower, so the error is for tests and warnings.
-func writeCache(path string, d *document.Document, x *search.Index, sha string, state *idRecord) (*search.Index, error) {
+// d's source (SHA-256 sha in hex, or ""), with x when the session has an
+// index (brought up to date; none is built for the cache: the first
+// search builds it) and the state file as written (state). Failing to
+// write it only makes the next command slower, so the error is for tests.
+func writeCache(path string, d *document.Document, x *search.Index, sha string, state *idRecord) error {
 	if state == nil || state.raw == nil {
-		return x, nil // no state file: a cache could never match it
-	}
-	if x == nil || x.Version() != d.Version() {
-		x = search.Build(d)
+		return nil // no state file: a cache could never match it
 	}
 	var secs bookcache.Sections
 	var err error
 	if secs[bookcache.SecDocument], err = d.EncodeParts(); err != nil {
-		return x, err
+		return err
 	}
-	if secs[bookcache.SecIndex], err = x.EncodeParts(); err != nil {
-		return x, err
+	if x != nil {
+		if secs[bookcache.SecIndex], err = x.EncodeParts(); err != nil {
+			return err
+		}
 	}
 	if p, ok := d.Parser().(*markdown.Parser); ok {
 		state, err := p.MarshalBinary()
 		if err != nil {
-			return x, err
+			return err
 		}
 		secs[bookcache.SecParser] = [][]byte{state}
 	}
@@ -100,5 +102,5 @@ func writeCache(path string, d *document.Document, x *search.Index, sha string, 
 	if b, err := hex.DecodeString(sha); err == nil && len(b) == len(sum) {
 		copy(sum[:], b)
 	}
-	return x, bookcache.Write(path, d.Source(), sum, state.raw, secs)
+	return bookcache.Write(path, d.Source(), sum, state.raw, secs)
 }

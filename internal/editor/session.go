@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
@@ -58,6 +59,9 @@ type book struct {
 	newIDs  int
 	warning string
 	cached  bool
+	// indexKept says the cache beside the book file holds the index of
+	// its current version.
+	indexKept bool
 }
 
 // New returns an empty session.
@@ -140,8 +144,10 @@ func (s *Session) Open(path string) (BookInfo, error) {
 			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
 		}
 	}
+	b.indexKept = c != nil && c.ids && c.index != nil
 	if c == nil || !c.ids {
-		b.index, _ = writeCache(path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
+		err := writeCache(path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
+		b.indexKept = err == nil && b.index != nil
 	}
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
@@ -234,6 +240,11 @@ func (s *Session) Close(id string) error {
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
+	if b.path != "" && b.index != nil && !b.indexKept && b.doc.Version() == b.savedVer {
+		// An index built for this session's searches of the book as it is
+		// on disk: kept in its cache for the next command.
+		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort
+	}
 	return nil
 }
 
@@ -278,9 +289,7 @@ func (s *Session) with(id string, f func(*book) error) error {
 
 // idx returns the book's search index, built or brought up to date.
 func (b *book) idx() *search.Index {
-	if b.index == nil || b.index.Version() != b.doc.Version() {
-		b.index = search.Build(b.doc)
-	}
+	b.index = bookview.IndexFor(b.index, b.doc)
 	return b.index
 }
 
@@ -351,7 +360,7 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if err := writeRecord(path, rec); err != nil {
 			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
 		}
-		b.index, _ = writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
+		cerr := writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
 		own := path == b.path || b.path == ""
 		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits
@@ -360,8 +369,9 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 			}
 		}
 		if own {
-			b.path, b.saved, b.savedVer = path, bytes.Clone(src), b.doc.Version()
+			b.path, b.saved, b.savedVer = path, src, b.doc.Version() // a document never changes its source in place
 			b.savedEdits, b.rec = len(b.doc.Journal()), rec
+			b.indexKept = cerr == nil && b.index != nil
 		}
 		return nil
 	})

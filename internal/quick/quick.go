@@ -122,12 +122,18 @@ func run(c reading.Command, book string, asJSON bool, t *tape) (err error, ok bo
 			err, ok = fmt.Errorf("reading the book %s failed: %v", book, r), false
 		}
 	}()
-	d, x, err := bookcache.Open(book)
+	o, err := bookcache.Open(book)
 	if err != nil {
 		return err, false
 	}
-	b := reading.NewBook(bookview.New(d, x), false) // the cache holds the recorded IDs
-	err = c.Run(b, asJSON, t.stream(1), t.stream(2))
+	if o.Index == nil { // the command may build the index the cache lacks
+		defer reading.LimitMemory(book)()
+	}
+	bv := bookview.New(o.Doc, o.Index)
+	err = c.Run(reading.NewBook(bv, false), asJSON, t.stream(1), t.stream(2)) // the cache holds the recorded IDs
+	if x := bv.Index(); err == nil && o.Index == nil && x != nil {
+		_ = o.KeepIndex(x) // built for this command: kept for the next (best effort)
+	}
 	return err, err == nil
 }
 

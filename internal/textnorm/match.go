@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 const (
@@ -22,16 +23,23 @@ const (
 type Matcher struct {
 	terms    []Term   // distinct terms of the keyword, in keyword order
 	prefixes []string // what every Cyrillic lower-case matching word starts with
-	cache    sync.Map // surface word (cloned) -> uint64 mask of the terms it matches
-	size     atomic.Int32
+	// noASCII: every stem, key and spelling of the terms has a byte beyond
+	// ASCII, so a word all in ASCII (English, digits) matches none of them
+	// (Term.Matches compares them for equality).
+	noASCII bool
+	cache   sync.Map // surface word (cloned) -> uint64 mask of the terms it matches
+	size    atomic.Int32
 }
 
 // NewMatcher compiles keyword: its words are analysed (QueryTerms) exactly
 // like the texts it will be matched against.
 func NewMatcher(keyword string) *Matcher {
-	m := &Matcher{terms: QueryTerms(keyword)}
+	m := &Matcher{terms: QueryTerms(keyword), noASCII: true}
 	for _, t := range m.terms {
 		m.prefixes = append(m.prefixes, t.Prefixes()...)
+		for _, s := range append(append([]string{t.Stem}, t.Keys...), t.Norms...) {
+			m.noASCII = m.noASCII && !isASCII(s)
+		}
 	}
 	return m
 }
@@ -139,6 +147,16 @@ func (m *Matcher) FirstMatch(text string) (Span, bool) {
 	}
 }
 
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // plainPair reports whether c, d encode one of а–я (not ё).
 func plainPair(c, d byte) bool {
 	return c == 0xD0 && d >= 0xB0 && d <= 0xBF || c == 0xD1 && d >= 0x80 && d <= 0x8F
@@ -147,7 +165,7 @@ func plainPair(c, d byte) bool {
 // lookup returns the mask of the keyword terms the word matches. Results
 // are cached by surface form, up to maxMatcherCache words.
 func (m *Matcher) lookup(word string) uint64 {
-	if m.plainMiss(word) {
+	if m.plainMiss(word) || m.noASCII && isASCII(word) {
 		return 0
 	}
 	if k, ok := m.cache.Load(word); ok {

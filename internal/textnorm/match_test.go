@@ -135,15 +135,15 @@ func TestPlainMissAgreesWithTheAnalysis(t *testing.T) {
 			words = append(words, s[sp.Start:sp.End])
 		}
 	}
-	words = append(words, "ёлка", "лев", "льва", "симонов", "симоновы", "коли", "аглаи", "алексея", "я")
-	for _, q := range []string{"Симонов", "человек", "Лев", "Коля", "Аглая", "я злой", "ёлка", "the Darcy"} {
+	words = append(words, "ёлка", "лев", "льва", "симонов", "симоновы", "коли", "аглаи", "алексея", "я", "123", "Simonov", "lev")
+	for _, q := range []string{"Симонов", "человек", "Лев", "Коля", "Аглая", "я злой", "ёлка", "the Darcy", "Симонов 1812", "Zвёздочкин"} {
 		m := NewMatcher(q)
 		misses := 0
 		for _, w := range words {
-			if m.plainMiss(w) {
+			if m.plainMiss(w) || m.noASCII && isASCII(w) {
 				misses++
 				if m.analyse(w) != 0 {
-					t.Fatalf("%q: plainMiss(%q), but the word matches", q, w)
+					t.Fatalf("%q: %q is set aside, but the word matches", q, w)
 				}
 			}
 		}
