@@ -54,6 +54,10 @@ func loadCache(path string, src []byte, mtime int64, state *idRecord) *cached {
 	return out
 }
 
+// lightenFrom is the book size from which a freshly parsed book is
+// lightened: below it, the memory saved is not worth the decoding.
+const lightenFrom = 16 << 20
+
 // lighten returns a freshly parsed document as a decoded one: its
 // encoding holds the items in a fraction of their memory, so the parse's
 // items can go before the index is built (which reads the texts without

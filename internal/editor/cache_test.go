@@ -46,11 +46,14 @@ func readerView(t *testing.T, s *Session, path string) string {
 	return string(b)
 }
 
-// openView opens path in a new session and returns its view and info.
+// openView opens path in a new session, as a command does, and returns
+// its view and info; closing the session writes the cache.
 func openView(t *testing.T, path string) (string, BookInfo) {
 	t.Helper()
 	s, info := reopen(t, path)
-	return readerView(t, s, path), info
+	v := readerView(t, s, path)
+	require.NoError(t, s.Close(path))
+	return v, info
 }
 
 // referenceView opens a copy of the book file and its state, without the
@@ -76,7 +79,7 @@ func TestCacheIsUsedAndAgreesWithAParse(t *testing.T) {
 	path, _ := sampleBook(t)
 	first, info := openView(t, path)
 	require.False(t, info.Cached, "nothing to use on the first open")
-	require.FileExists(t, bookcache.CachePath(path), "the first open writes the cache")
+	require.FileExists(t, bookcache.CachePath(path), "the first command writes the cache")
 	again, info := openView(t, path)
 	require.True(t, info.Cached)
 	require.Equal(t, IDsRecorded, info.IDs)
@@ -148,8 +151,7 @@ func TestCacheIsNeverTrusted(t *testing.T) {
 		{"cache of another book", func(t *testing.T, path string) {
 			other := filepath.Join(t.TempDir(), filepath.Base(path))
 			require.NoError(t, os.WriteFile(other, []byte("# Другая книга\n\nВаря.\n"), 0o644))
-			_, err := New().Open(other)
-			require.NoError(t, err)
+			openView(t, other)
 			data, err := os.ReadFile(bookcache.CachePath(other))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(bookcache.CachePath(path), data, 0o644))

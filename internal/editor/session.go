@@ -60,8 +60,8 @@ type book struct {
 	warning string
 	cached  bool
 	// indexKept says the cache beside the book file holds the index of
-	// its current version.
-	indexKept bool
+	// its current version, cacheStale that it does not hold that version.
+	indexKept, cacheStale bool
 }
 
 // New returns an empty session.
@@ -131,7 +131,9 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	default:
 		b.doc = markdown.Parse(src)
 		b.origin, b.newIDs = adopt(b.doc, old, "")
-		b.doc = lighten(b.doc)
+		if len(src) >= lightenFrom {
+			b.doc = lighten(b.doc)
+		}
 	}
 	b.reg = cursor.NewRegistry(b.doc) // after the IDs are final
 	if rerr != nil {
@@ -145,10 +147,7 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		}
 	}
 	b.indexKept = c != nil && c.ids && c.index != nil
-	if c == nil || !c.ids {
-		err := writeCache(path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
-		b.indexKept = err == nil && b.index != nil
-	}
+	b.cacheStale = c == nil || !c.ids // written by Close or Save: once, with the index if a search built it
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
@@ -240,10 +239,10 @@ func (s *Session) Close(id string) error {
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
-	if b.path != "" && b.index != nil && !b.indexKept && b.doc.Version() == b.savedVer {
-		// An index built for this session's searches of the book as it is
-		// on disk: kept in its cache for the next command.
-		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort
+	if b.path != "" && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
+		// The book as it is on disk, with the index this session's searches
+		// built: kept in its cache for the next command.
+		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
 	}
 	return nil
 }
@@ -371,7 +370,7 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if own {
 			b.path, b.saved, b.savedVer = path, src, b.doc.Version() // a document never changes its source in place
 			b.savedEdits, b.rec = len(b.doc.Journal()), rec
-			b.indexKept = cerr == nil && b.index != nil
+			b.indexKept, b.cacheStale = cerr == nil && b.index != nil, cerr != nil
 		}
 		return nil
 	})

@@ -17,7 +17,11 @@ func BenchmarkRun(b *testing.B) {
 	if err := os.WriteFile(path, testbook.Sized(b, testbook.NovelSize), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := editor.New().Open(path); err != nil { // writes the state and the cache
+	s := editor.New()
+	if _, err := s.Open(path); err != nil { // writes the state
+		b.Fatal(err)
+	}
+	if err := s.Close(path); err != nil { // writes the cache
 		b.Fatal(err)
 	}
 	for _, args := range [][]string{{"find", path, "Симонов"}, {"outline", path}, {"items", path},

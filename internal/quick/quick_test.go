@@ -22,7 +22,11 @@ func cachedBook(t *testing.T) string {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := editor.New().Open(path); err != nil {
+	s := editor.New()
+	if _, err := s.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(path); err != nil { // writes the cache
 		t.Fatal(err)
 	}
 	return path

@@ -15,8 +15,9 @@ import (
 // the book (issue 21; cmd/aite BenchmarkCLI and BenchmarkCLIFirstRun
 // report the peak).
 const (
-	memoryHalves = 5        // the limit is memoryHalves/2 times the book ...
-	memoryBase   = 24 << 20 // ... and this much more
+	memoryHalves = 5         // the limit is memoryHalves/2 times the book ...
+	memoryBase   = 24 << 20  // ... and this much more ...
+	memoryFloor  = 128 << 20 // ... but never less: a small book needs no hurry
 )
 
 // LimitMemory sets that soft limit on the Go heap for a command on the
@@ -27,6 +28,6 @@ func LimitMemory(path string) func() {
 	if err != nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(memoryBase + memoryHalves*fi.Size()/2)
+	prev := debug.SetMemoryLimit(max(memoryFloor, memoryBase+memoryHalves*fi.Size()/2))
 	return func() { debug.SetMemoryLimit(prev) }
 }
