@@ -223,30 +223,32 @@ func BenchmarkCLI(b *testing.B) {
 // goldmarkParser is goldmark's own parser with the extensions aite enables.
 var goldmarkParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Footnote)).Parser()
 
-// BenchmarkCLIFirstRun times `aite find` on a book aite has never seen (no
-// state directory: every run parses the book, numbers its items and writes
-// what it keeps beside it) against goldmark's parse of the same bytes in
-// this process, interleaved.
+// BenchmarkCLIFirstRun times each reading command on a book aite has never
+// seen (no state directory: every run parses the book, numbers its items
+// and writes what it keeps beside it) against goldmark's parse of the same
+// bytes in this process, interleaved.
 func BenchmarkCLIFirstRun(b *testing.B) {
 	bin := aiteBinary(b)
 	for _, m := range benchSizes(b) {
 		path, src := benchBook(b, m)
 		state := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".aite")
-		b.Run(fmt.Sprintf("find/%dx", m), func(b *testing.B) {
-			var subject, base stats
-			for b.Loop() {
+		for _, c := range cliCommands {
+			b.Run(fmt.Sprintf("%s/%dx", c.name, m), func(b *testing.B) {
+				var subject, base stats
+				for b.Loop() {
+					if err := os.RemoveAll(state); err != nil {
+						b.Fatal(err)
+					}
+					subject = append(subject, timeProcess(b, bin, c.args(path)...))
+					t0 := time.Now()
+					goldmarkParser.Parse(gmtext.NewReader(src))
+					base = append(base, timing{d: time.Since(t0)})
+				}
 				if err := os.RemoveAll(state); err != nil {
 					b.Fatal(err)
 				}
-				subject = append(subject, timeProcess(b, bin, "find", path, "Симонов"))
-				t0 := time.Now()
-				goldmarkParser.Parse(gmtext.NewReader(src))
-				base = append(base, timing{d: time.Since(t0)})
-			}
-			if err := os.RemoveAll(state); err != nil {
-				b.Fatal(err)
-			}
-			report(b, subject, base, "goldmark", len(src), peakRSS(b, bin, "find", path, "Симонов"))
-		})
+				report(b, subject, base, "goldmark", len(src), peakRSS(b, bin, c.args(path)...))
+			})
+		}
 	}
 }

@@ -55,10 +55,11 @@ func CachePath(book string) string { return filepath.Join(StateDir(book), "cache
 // fsync, rename), creating the directory when needed. The directory is not
 // created beside a book whose folder has no write permission bit at all (a
 // folder marked read-only, also for root, who could write there anyway).
-func WriteFile(path string, b []byte) error { return writeParts(path, [][]byte{b}) }
+func WriteFile(path string, b []byte) error { return writeParts(path, [][]byte{b}, true) }
 
-// writeParts is WriteFile of the concatenation of parts.
-func writeParts(path string, parts [][]byte) error {
+// writeParts is WriteFile of the concatenation of parts; without sync the
+// file is not fsynced (a cache, which its checksums check).
+func writeParts(path string, parts [][]byte, sync bool) error {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
@@ -68,7 +69,7 @@ func writeParts(path string, parts [][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteParts(path, parts, atomicfile.Options{Perm: 0o644})
+	return atomicfile.WriteParts(path, parts, atomicfile.Options{Perm: 0o644, NoSync: !sync})
 }
 
 // ErrStale is wrapped by the errors that say why a cache is not used: it
@@ -174,7 +175,8 @@ func Encode(b Book, src, state []byte, secs Sections) [][]byte {
 	return parts
 }
 
-// Write writes the cache of the book file at path for the version src,
+// Write writes the cache of the book file at path for the version src
+// (atomically, but not fsynced: a cache torn by a crash fails its checksums),
 // which the caller read from it and whose state file it wrote as state;
 // sha is the SHA-256 of src when known (else zero). The modification time
 // is the file's now: should the file have changed since src was read, the
@@ -188,7 +190,7 @@ func Write(path string, src []byte, sha [32]byte, state []byte, secs Sections) e
 		return fmt.Errorf("%s changed while aite read it", path)
 	}
 	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: Checksum(src), SHA: sha}
-	return writeParts(CachePath(path), Encode(b, src, state, secs))
+	return writeParts(CachePath(path), Encode(b, src, state, secs), false)
 }
 
 // Remove deletes the cache of a book file (when another record of the book
