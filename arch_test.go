@@ -42,7 +42,7 @@ var architecture = map[string][]string{
 	"search":          {"document", "pointer", "textnorm"},
 	"codex":           {"document", "pointer", "textnorm"},
 	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
-	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff"},
+	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff"},
 	"llm":             nil,
 	"llm/openai":      {"llm", "llm/wire"},
 	"llm/wire":        nil,
@@ -51,7 +51,7 @@ var architecture = map[string][]string{
 	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
 	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
 	"tool":            {"llm"},
-	"tool/booktools":  {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	"tool/booktools":  {"tool", "editor", "codex", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
 	"agent":           {"llm", "tool", "agentdef", "store", "agent/agentctx"},
 	"agent/agentctx":  nil,
 	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
@@ -65,12 +65,12 @@ var architecture = map[string][]string{
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "cursor", "search", "textnorm",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver"},
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},
-	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "cursor", "document", "pointer"},
+	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "codex", "cursor", "document", "pointer"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.

@@ -143,6 +143,9 @@ func (e *Entry) RemoveAlias(name string) bool {
 	return true
 }
 
+// Clone returns a deep copy.
+func (e Entry) Clone() Entry { return e.clone() }
+
 // clone returns a deep copy.
 func (e Entry) clone() Entry {
 	e.Aliases = slices.Clone(e.Aliases)

@@ -55,6 +55,7 @@ type book struct {
 	origin  IDOrigin
 	newIDs  int
 	warning string
+	codex   bookCodex // loaded on first use
 }
 
 // New returns an empty session.
