@@ -41,6 +41,7 @@ var architecture = map[string][]string{
 	"cursor":          {"document", "pointer", "textnorm", "search"},
 	"search":          {"document", "pointer", "textnorm"},
 	"codex":           {"document", "pointer", "textnorm"},
+	"codex/assist":    {"codex", "cursoragent", "editor", "cursor", "search", "llm"},
 	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
 	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff"},
 	"llm":             nil,

@@ -99,7 +99,7 @@ type Fact struct {
 }
 
 // Names returns the entry's name and aliases, without repeats.
-func (e *Entry) Names() []string {
+func (e Entry) Names() []string {
 	out := []string{e.Name}
 	for _, a := range e.Aliases {
 		if !containsFold(out, a) {
@@ -111,7 +111,7 @@ func (e *Entry) Names() []string {
 
 // HasName reports whether s is the entry's ID, name or an alias (case and
 // ё/е ignored).
-func (e *Entry) HasName(s string) bool {
+func (e Entry) HasName(s string) bool {
 	f := textnorm.Fold(strings.TrimSpace(s))
 	return f == textnorm.Fold(e.ID) || containsFold(e.Names(), s)
 }

@@ -232,46 +232,61 @@ func (s *Session) FindEntry(id, ref string, opt search.Options) (EntryHits, erro
 			return err
 		}
 		out.Entry = e.Clone()
-		all := opt.Limit == 0
-		if all {
-			opt.Limit = search.MaxLimit
-		}
-		keep, limit, err := search.Filter(b.doc, opt)
-		if err != nil {
-			return err
-		}
-		m := b.codexMatcher()
-		for _, itemID := range b.mentionCandidates(e) {
-			it := b.doc.ByID(itemID)
-			if it == nil || !keep(it) {
-				continue
-			}
-			var spans []textnorm.Span
-			for _, x := range m.Scan(it.Text) {
-				if x.Entry == e.ID {
-					spans = append(spans, textnorm.Span{Start: x.Start, End: x.End})
-				}
-			}
-			if len(spans) == 0 {
-				continue
-			}
-			if !all && len(out.Results) == limit {
-				out.More = true
-				break
-			}
-			out.Results = append(out.Results, search.NewResult(it, float64(len(spans)), len(spans), search.Snippet(it.Text, spans)))
-		}
-		return nil
+		out.Results, out.More, err = b.findNames(e.Names(), b.codexMatcher(), e.ID, opt)
+		return err
 	})
 	return out, err
 }
 
-// mentionCandidates returns the IDs of the items holding every word of one
-// of the entry's names, in document order. Caller holds the lock.
-func (b *book) mentionCandidates(e *codex.Entry) []int {
-	ids := b.idx().ItemsMatching(e.Names())
+// FindNames returns the items that mention any of the names (each word in
+// any of its forms, consecutive), like FindEntry but for names that need
+// not be in the codex, and without the codex's longest-name rule.
+func (s *Session) FindNames(id string, names []string, opt search.Options) (results []search.Result, more bool, err error) {
+	err = s.with(id, func(b *book) error {
+		if len(names) == 0 {
+			return fmt.Errorf("%w: no name to look for", search.ErrEmptyQuery)
+		}
+		m := codex.NewMatcher([]codex.Entry{{ID: "q", Name: names[0], Aliases: names[1:]}})
+		results, more, err = b.findNames(names, m, "q", opt)
+		return err
+	})
+	return results, more, err
+}
+
+// findNames lists the items where m finds entry among the items holding
+// every word of one of the names. Caller holds the lock.
+func (b *book) findNames(names []string, m *codex.Matcher, entry string, opt search.Options) ([]search.Result, bool, error) {
+	all := opt.Limit == 0
+	if all {
+		opt.Limit = search.MaxLimit
+	}
+	keep, limit, err := search.Filter(b.doc, opt)
+	if err != nil {
+		return nil, false, err
+	}
+	ids := b.idx().ItemsMatching(names)
 	slices.SortFunc(ids, func(x, y int) int { return b.doc.ByID(x).Index - b.doc.ByID(y).Index })
-	return ids
+	var out []search.Result
+	for _, itemID := range ids {
+		it := b.doc.ByID(itemID)
+		if it == nil || !keep(it) {
+			continue
+		}
+		var spans []textnorm.Span
+		for _, x := range m.Scan(it.Text) {
+			if x.Entry == entry {
+				spans = append(spans, textnorm.Span{Start: x.Start, End: x.End})
+			}
+		}
+		if len(spans) == 0 {
+			continue
+		}
+		if !all && len(out) == limit {
+			return out, true, nil
+		}
+		out = append(out, search.NewResult(it, float64(len(spans)), len(spans), search.Snippet(it.Text, spans)))
+	}
+	return out, false, nil
 }
 
 // EntryCursor makes (or re-creates) a cursor that walks the items
@@ -361,4 +376,46 @@ func entryContext(d *document.Document, e *codex.Entry, at int) EntryContext {
 		v.Facts = append(v.Facts, fmt.Sprintf("%s (%s)", f.Text, strings.Join(ptrs, ", ")))
 	}
 	return v
+}
+
+// EntryUses is how the book uses an entry's names.
+type EntryUses struct {
+	// Items counts the items mentioning the entry (headings included).
+	Items int `json:"items"`
+	// First is the pointer of the first of them.
+	First string `json:"first,omitempty"`
+	// Forms counts each form of the names as the text writes it.
+	Forms map[string]int `json:"forms,omitempty"`
+}
+
+// CodexUses reads the whole book once with the codex's matcher and
+// returns, by entry ID, the items and forms that mention each entry.
+func (s *Session) CodexUses(id string) (map[string]EntryUses, error) {
+	out := map[string]EntryUses{}
+	err := s.with(id, func(b *book) error {
+		if b.loadCodex().c.Len() == 0 {
+			return nil
+		}
+		m := b.codexMatcher()
+		for _, it := range b.doc.Items() {
+			var seen []string
+			for _, x := range m.Scan(it.Text) {
+				u := out[x.Entry]
+				if u.Forms == nil {
+					u.Forms = map[string]int{}
+				}
+				u.Forms[x.Text]++
+				if !slices.Contains(seen, x.Entry) {
+					seen = append(seen, x.Entry)
+					u.Items++
+					if u.First == "" {
+						u.First = it.Pointer().String()
+					}
+				}
+				out[x.Entry] = u
+			}
+		}
+		return nil
+	})
+	return out, err
 }

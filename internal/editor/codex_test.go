@@ -163,3 +163,31 @@ func TestCodexContextKnowsFactsAsOfThePoint(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, none, "the introduction names nobody")
 }
+
+func TestCodexUsesAndFindNames(t *testing.T) {
+	path, _ := sampleBook(t)
+	s := New()
+	_, err := s.Open(path)
+	require.NoError(t, err)
+	built, _, err := s.BuildCodex(path)
+	require.NoError(t, err)
+	_, err = s.SetCodex(path, built)
+	require.NoError(t, err)
+	uses, err := s.CodexUses(path)
+	require.NoError(t, err)
+	zv := uses["звездочкин"]
+	require.Equal(t, "1:1", zv.First, "the title names him first")
+	require.Equal(t, 1, zv.Forms["ЗВЕЗДОЧКИНУ"])
+	require.Greater(t, zv.Forms["Звёздочкин"], 10)
+	hits, err := s.FindEntry(path, "Звёздочкин", search.Options{IncludeHeadings: true})
+	require.NoError(t, err)
+	require.Len(t, hits.Results, zv.Items, "the index path finds what the full scan finds")
+
+	res, more, err := s.FindNames(path, []string{"Ерофей Ильич", "Ерофеич"}, search.Options{})
+	require.NoError(t, err)
+	require.False(t, more)
+	require.Greater(t, len(res), 10)
+	require.Contains(t, res[0].Snippet, "**Ерофеич**")
+	_, _, err = s.FindNames(path, nil, search.Options{})
+	require.ErrorIs(t, err, search.ErrEmptyQuery)
+}

@@ -545,3 +545,27 @@ func (b *Book) mostlyPresent(n, id string) bool {
 	}
 	return naming > 0 && 2*right > naming
 }
+
+// CharacterOf returns the main character a set of names stands for, as a
+// model that groups names right would say: the character one of whose
+// gold names is one of the names (in any form), or whose gold name lies
+// inside one of them while most blocks naming it have the character
+// present; "" for none.
+func (b *Book) CharacterOf(names []string) string {
+	for _, ch := range b.Main {
+		for _, n := range names {
+			if sameAsOne(n, ch.Names) {
+				return ch.ID
+			}
+		}
+	}
+	for _, ch := range b.Main {
+		m := codex.NewMatcher([]codex.Entry{{ID: ch.ID, Name: ch.Main, Aliases: ch.Names}})
+		for _, n := range names {
+			if len(m.Scan(n)) > 0 && b.mostlyPresent(n, ch.ID) {
+				return ch.ID
+			}
+		}
+	}
+	return ""
+}
