@@ -12,14 +12,14 @@ import (
 type findFlags struct {
 	exact, ranked, headings bool
 	kinds                   []string
-	within                  string
+	within, entry           string
 	limit                   int
 }
 
 func newFindCmd(o *options) *cobra.Command {
 	f := &findFlags{}
 	cmd := &cobra.Command{
-		Use:   "find BOOK.md WORD...",
+		Use:   "find BOOK.md WORD... | --entry NAME",
 		Short: "Find the items that mention words, with pointers",
 		Long: helpText(fmt.Sprintf(`Find the items of the book that mention WORD... and print one line per
 item: its pointer, its kind and an excerpt with the matches in **bold**.
@@ -34,21 +34,36 @@ and prints the score after the kind. --limit caps the list (1..%d; exact
 and ranked default to %d, the default mode lists every match unless
 --limit is given).
 
+--entry NAME lists, in document order, every item naming a codex entry
+(NAME is its ID, name or an alias) by any of its names in any form; where a
+name lies inside a longer name of another entry (Darcy in Miss Darcy), the
+longer one counts. 'aite codex' builds and edits the codex.
+
 Headings are left out unless --headings. --kind keeps only some kinds;
 --within searches only the section of a heading. The last line on standard
 error counts the items.
 
-JSON: {"mode": "keyword"|"exact"|"ranked", "query", "results": [{"pointer",
+JSON: {"mode": "keyword"|"exact"|"ranked"|"entry", "query", "entry": {"id",
+"name", "aliases"} (--entry), "results": [{"pointer",
 "id", "label", "kind", "index", "score", "snippet", "text"}]}; "score"
 (BM25) is set by --ranked only, "snippet" (with ** ** around the matches)
-by --exact and --ranked, "text" (the item's plain text) by the default
-mode.`, search.MaxLimit, search.DefaultLimit)),
+by --exact, --ranked and --entry, "text" (the item's plain text) by the
+default mode.`, search.MaxLimit, search.DefaultLimit)),
 		Example: `  aite find book.md Звёздочкин
   aite find book.md часы башня --headings --kind paragraph,quote
   aite find book.md --exact "часы на башне"
   aite find book.md --ranked Варя часы --limit 5 --within 1.2
-  aite find --json book.md Варя`,
-		Args: minArgs(2),
+  aite find --json book.md Варя
+  aite find book.md --entry "Аркадий Львович"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("entry") {
+				if len(args) != 1 {
+					return cli.Usagef("find --entry takes only BOOK.md (the entry names what to find)")
+				}
+				return nil
+			}
+			return minArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFind(cmd, o, f, args[0], args[1:])
 		},
@@ -59,6 +74,7 @@ mode.`, search.MaxLimit, search.DefaultLimit)),
 	fl.BoolVar(&f.headings, "headings", false, "include headings")
 	fl.StringSliceVar(&f.kinds, "kind", nil, "find only items of these kinds (repeatable or comma-separated)")
 	fl.StringVar(&f.within, "within", "", "search only the section of the heading this pointer names")
+	fl.StringVar(&f.entry, "entry", "", "list the items naming this codex entry (its ID, name or an alias)")
 	fl.IntVar(&f.limit, "limit", search.DefaultLimit, fmt.Sprintf("list at most this many items (1..%d)", search.MaxLimit))
 	return cmd
 }
@@ -90,6 +106,13 @@ func findRequest(cmd *cobra.Command, f *findFlags, words []string) (cli.FindRequ
 	switch {
 	case f.exact && f.ranked:
 		return req, cli.Usagef("give either --exact or --ranked, not both")
+	case f.entry != "" && (f.exact || f.ranked):
+		return req, cli.Usagef("give one of --exact, --ranked and --entry")
+	case f.entry != "":
+		req.Mode, req.Entry = cli.FindEntry, f.entry
+		if !cmd.Flags().Changed("limit") {
+			req.Limit = 0 // every item naming it unless told
+		}
 	case f.exact:
 		req.Mode = cli.FindExact
 	case f.ranked:

@@ -27,13 +27,17 @@ const (
 	// FindRanked lists the items holding any of the words, best BM25 score
 	// first.
 	FindRanked FindMode = "ranked"
+	// FindEntry lists the items naming a codex entry by any of its names,
+	// in document order.
+	FindEntry FindMode = "entry"
 )
 
 // FindRequest describes one search of a book.
 type FindRequest struct {
 	Words    []string
 	Mode     FindMode
-	Headings bool // include headings
+	Entry    string // FindEntry: the entry's ID, name or alias
+	Headings bool   // include headings
 	Kinds    []document.Kind
 	Within   string // a heading pointer: search its section only
 	// Limit caps the results; 0 lists every keyword match and
@@ -54,12 +58,20 @@ func CheckSearchLimit(n int) error {
 
 // Found is the JSON shape of a find.
 type Found struct {
-	Mode    FindMode  `json:"mode"`
-	Query   string    `json:"query"`
-	Results []FindHit `json:"results"`
+	Mode    FindMode    `json:"mode"`
+	Query   string      `json:"query"`
+	Entry   *FoundEntry `json:"entry,omitempty"`
+	Results []FindHit   `json:"results"`
 	// LimitReached is set when the limit may have cut the list.
 	LimitReached bool `json:"-"`
 	limit        int
+}
+
+// FoundEntry is the entry an entry search looked for.
+type FoundEntry struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // FindHit is the JSON shape of one result: a snippet with ** ** around
@@ -86,6 +98,9 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 	case FindKeyword, "":
 		out.Mode = FindKeyword
 		out.Results, out.LimitReached, err = b.findKeyword(req)
+	case FindEntry:
+		out.Query = req.Entry
+		out.Entry, out.Results, out.LimitReached, err = b.findEntry(req)
 	case FindExact, FindRanked:
 		out.Results, err = b.search(req)
 		if out.limit == 0 {
@@ -96,7 +111,7 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 		err = fmt.Errorf("unknown find mode %q", req.Mode)
 	}
 	if err != nil {
-		return Found{}, b.WithNearest(err)
+		return Found{}, codexError(b.WithNearest(err))
 	}
 	if out.Results == nil {
 		out.Results = []FindHit{}
@@ -133,6 +148,22 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 			return hits, false, nil
 		}
 	}
+}
+
+// findEntry lists the items naming an entry.
+func (b *Book) findEntry(req FindRequest) (*FoundEntry, []FindHit, bool, error) {
+	hits, err := b.s.FindEntry(b.id, req.Entry, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+		IncludeHeadings: req.Headings, Within: req.Within})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	e := &FoundEntry{ID: hits.Entry.ID, Name: hits.Entry.Name, Aliases: hits.Entry.Aliases}
+	out := make([]FindHit, len(hits.Results))
+	for i, r := range hits.Results {
+		out[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
+			Snippet: r.Snippet, excerpt: r.Snippet}
+	}
+	return e, out, hits.More, nil
 }
 
 // search runs an exact or ranked search.

@@ -419,3 +419,23 @@ func (s *Session) CodexUses(id string) (map[string]EntryUses, error) {
 	})
 	return out, err
 }
+
+// FactsAsOf returns the facts of an entry known at the item a pointer
+// names (codex.Entry.FactsAsOf) and that item's current pointer.
+func (s *Session) FactsAsOf(id, ref, at string) ([]codex.Fact, string, error) {
+	var facts []codex.Fact
+	var ptr string
+	err := s.with(id, func(b *book) error {
+		e, err := b.loadCodex().c.Find(ref)
+		if err != nil {
+			return err
+		}
+		it, err := b.doc.Resolve(at)
+		if err != nil {
+			return err
+		}
+		facts, ptr = e.FactsAsOf(b.doc, it.Index), it.Pointer().String()
+		return nil
+	})
+	return facts, ptr, err
+}
