@@ -52,7 +52,7 @@ var architecture = map[string][]string{
 	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
 	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
 	"tool":            {"llm"},
-	"tool/booktools":  {"tool", "editor", "codex", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	"tool/booktools":  {"tool", "editor", "codex", "codex/assist", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
 	"agent":           {"llm", "tool", "agentdef", "store", "agent/agentctx"},
 	"agent/agentctx":  nil,
 	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},

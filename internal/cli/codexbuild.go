@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -14,9 +13,6 @@ import (
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/editor"
 )
-
-// PlanFile is the state file of an interrupted model-assisted build.
-const PlanFile = "codex-build.json"
 
 // CodexBuildRequest is one `aite codex build`.
 type CodexBuildRequest struct {
@@ -62,28 +58,6 @@ type codexTextJSON struct {
 	Suggestions map[string][]string `json:"suggestions,omitempty"`
 }
 
-// filePlans keeps a build's plan in the book's state directory.
-type filePlans struct{ book string }
-
-func (f filePlans) LoadPlan() (*assist.Plan, error) {
-	b, err := editor.ReadStateFile(f.book, PlanFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return assist.DecodePlan(b)
-}
-
-func (f filePlans) SavePlan(p *assist.Plan) error {
-	b, err := assist.EncodePlan(p)
-	if err != nil {
-		return err
-	}
-	return editor.WriteStateFile(f.book, PlanFile, b)
-}
-
 // CodexBuild builds the book's codex: first from the text alone (always;
 // stored at once), then, with a model, the model's passes over the
 // candidates after an estimate and a confirmation (or --yes). An
@@ -106,7 +80,7 @@ func CodexBuild(ctx context.Context, req CodexBuildRequest) error {
 	if !req.JSON {
 		writeTextBuild(req.Log, rep, c)
 	}
-	builder := &assist.Builder{Book: b.id, Plans: filePlans{req.Book}, MaxEntries: req.Entries, All: req.All,
+	builder := &assist.Builder{Book: b.id, Plans: assist.FilePlans{Book: req.Book}, MaxEntries: req.Entries, All: req.All,
 		Agent: &cursoragent.Agent{Session: b.s, Store: cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}}}
 	if req.Model != nil {
 		builder.Agent = req.Model.CursorAgent(b)

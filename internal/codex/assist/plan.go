@@ -2,10 +2,13 @@ package assist
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/codex"
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
 // Plan is a model-assisted build: the entries to read, in order, with how
@@ -98,4 +101,42 @@ func DecodePlan(b []byte) (*Plan, error) {
 		return nil, fmt.Errorf("%w: not a codex build plan", codex.ErrInvalid)
 	}
 	return &p, nil
+}
+
+// PlanFile is the state file of an interrupted build of a book file.
+const PlanFile = "codex-build.json"
+
+// FilePlans keeps the plan of a book file's build in its state directory.
+type FilePlans struct{ Book string }
+
+// LoadPlan reads the plan; nil when there is none.
+func (f FilePlans) LoadPlan() (*Plan, error) {
+	b, err := editor.ReadStateFile(f.Book, PlanFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return DecodePlan(b)
+}
+
+// SavePlan writes the plan atomically.
+func (f FilePlans) SavePlan(p *Plan) error {
+	b, err := EncodePlan(p)
+	if err != nil {
+		return err
+	}
+	return editor.WriteStateFile(f.Book, PlanFile, b)
+}
+
+// Plans returns where the plan of a book of a session is kept: beside a
+// book file, else in memory.
+func Plans(s *editor.Session, book string) PlanStore {
+	for _, b := range s.Books() {
+		if b.ID == book && b.Path != "" {
+			return FilePlans{Book: b.Path}
+		}
+	}
+	return &MemPlans{}
 }

@@ -35,7 +35,7 @@ func call(t *testing.T, r *tool.Registry, name, args string) (tool.Result, map[s
 
 func TestEveryToolHasADescriptionAndSchema(t *testing.T) {
 	r := Registry(env(t))
-	require.Len(t, r.Tools(), 14)
+	require.Len(t, r.Tools(), 16)
 	for _, tl := range r.Tools() {
 		require.NotEmpty(t, strings.TrimSpace(tl.Description()), tl.Name())
 		var s map[string]any
