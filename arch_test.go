@@ -47,7 +47,7 @@ var architecture = map[string][]string{
 	"llm":             nil,
 	"llm/openai":      {"llm", "llm/wire"},
 	"llm/wire":        nil,
-	"llm/llmtest":     {"llm", "llm/openai"},
+	"llm/llmtest":     {"llm", "llm/openai", "textnorm"},
 	"llm/anthropic":   {"llm", "llm/wire"},
 	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
 	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
