@@ -38,6 +38,7 @@ var (
 type Session struct {
 	mu    sync.Mutex
 	books map[string]*book
+	emb   *Embeddings // search by meaning; nil when off
 }
 
 type book struct {
@@ -55,7 +56,8 @@ type book struct {
 	origin  IDOrigin
 	newIDs  int
 	warning string
-	codex   bookCodex // loaded on first use
+	codex   bookCodex   // loaded on first use
+	vec     bookVectors // loaded on first use
 }
 
 // New returns an empty session.
