@@ -106,7 +106,7 @@ func TestCodexCommands(t *testing.T) {
 	require.Contains(t, r.stderr, "4 items")
 	wantFail(t, 1, []string{"no such entry"}, "find", book, "--entry", "Раскольников")
 	wantFail(t, 1, []string{"only BOOK.md"}, "find", book, "word", "--entry", "Варя")
-	wantFail(t, 1, []string{"one of --exact, --ranked and --entry"}, "find", book, "--entry", "Варя", "--ranked")
+	wantFail(t, 1, []string{"one of --exact, --ranked, --semantic, --hybrid and --entry"}, "find", book, "--entry", "Варя", "--ranked")
 	r = mustRun(t, "cursor", book, "--entry", "Штейн", "--no-content")
 	require.Contains(t, r.stdout, "52:1.2.p17")
 	wantFail(t, 1, []string{"--keywords or --entry"}, "cursor", book, "--entry", "Штейн", "--keywords", "x")

@@ -270,6 +270,16 @@ func (b *bar) update(p assist.Progress) {
 		p.Entry, p.Entries, p.Name, p.Batch, p.Batches)
 }
 
+// count draws a plain count on a terminal ("120/510 items embedded").
+func (b *bar) count(done, total int, what string) {
+	if !b.tty {
+		return
+	}
+	const width = 24
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(b.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, what)
+}
+
 func (b *bar) done() {
 	if b.tty {
 		fmt.Fprint(b.w, "\r\033[K")

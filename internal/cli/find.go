@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -30,6 +31,10 @@ const (
 	// FindEntry lists the items naming a codex entry by any of its names,
 	// in document order.
 	FindEntry FindMode = "entry"
+	// FindSemantic ranks the items by meaning (embeddings), best first.
+	FindSemantic FindMode = "semantic"
+	// FindHybrid fuses the ranking by words (BM25) and by meaning.
+	FindHybrid FindMode = "hybrid"
 )
 
 // FindRequest describes one search of a book.
@@ -58,10 +63,14 @@ func CheckSearchLimit(n int) error {
 
 // Found is the JSON shape of a find.
 type Found struct {
-	Mode    FindMode    `json:"mode"`
-	Query   string      `json:"query"`
-	Entry   *FoundEntry `json:"entry,omitempty"`
-	Results []FindHit   `json:"results"`
+	Mode  FindMode    `json:"mode"`
+	Query string      `json:"query"`
+	Entry *FoundEntry `json:"entry,omitempty"`
+	// RankedBy is how a search by meaning ranked in the end: semantic,
+	// hybrid, or ranked (by words) when it fell back; Notice says why.
+	RankedBy string    `json:"rankedBy,omitempty"`
+	Notice   string    `json:"notice,omitempty"`
+	Results  []FindHit `json:"results"`
 	// LimitReached is set when the limit may have cut the list.
 	LimitReached bool `json:"-"`
 	limit        int
@@ -192,10 +201,13 @@ func (b *Book) search(req FindRequest) ([]FindHit, error) {
 // score before the excerpt for a ranked search, to w, and the number of
 // results to status.
 func WriteFound(w, status io.Writer, f Found) {
+	if f.Notice != "" {
+		fmt.Fprintf(status, "aite: note: %s\n", f.Notice)
+	}
 	rows := make([][]string, len(f.Results))
 	for i, h := range f.Results {
 		rows[i] = []string{h.Pointer.String(), string(h.Kind)}
-		if f.Mode == FindRanked {
+		if f.Mode == FindRanked || f.Mode == FindSemantic || f.Mode == FindHybrid {
 			rows[i] = append(rows[i], fmt.Sprintf("%.2f", h.Score))
 		}
 		rows[i] = append(rows[i], h.excerpt)
@@ -209,4 +221,39 @@ func WriteFound(w, status io.Writer, f Found) {
 	default:
 		fmt.Fprintln(status, plural(len(f.Results), "item"))
 	}
+}
+
+// FindMeaning searches by meaning (FindSemantic) or by words and meaning
+// (FindHybrid): it first embeds what the book's vector index lacks (the
+// whole book the first time, saying what it costs, with a progress bar),
+// then ranks. A failing embedding model falls back to ranking by words,
+// and says so in Notice.
+func (b *Book) FindMeaning(ctx context.Context, req FindRequest, e *Embeddings, log io.Writer, bar bool) (Found, error) {
+	b.Enable(e)
+	if _, err := b.updateVectors(ctx, e.Info, log, bar, false, false); err != nil {
+		fmt.Fprintf(log, "aite: note: %v\n", err)
+	}
+	mode := editor.Semantic
+	if req.Mode == FindHybrid {
+		mode = editor.Hybrid
+	}
+	res, err := b.s.SearchMeaning(ctx, b.id, req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+		IncludeHeadings: req.Headings, Within: req.Within})
+	if err != nil {
+		return Found{}, b.WithNearest(err)
+	}
+	out := Found{Mode: req.Mode, Query: req.Query(), RankedBy: string(res.Mode), Notice: res.Notice, limit: req.Limit,
+		Results: make([]FindHit, len(res.Results))}
+	if res.Mode == editor.Ranked {
+		out.Mode = FindRanked
+	}
+	if out.limit == 0 {
+		out.limit = search.DefaultLimit
+	}
+	out.LimitReached = len(res.Results) == out.limit
+	for i, r := range res.Results {
+		out.Results[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
+			Score: r.Score, Snippet: r.Snippet, excerpt: r.Snippet}
+	}
+	return out, nil
 }

@@ -60,7 +60,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"cursor-create_full_scan_cursor": {"includeHeadings": true},
 		"cursor-create_filtered_cursor":  {"includeHeadings": true},
 		"editor-read":                    {"before": 0.0, "after": 0.0},
-		"search-find":                    {"mode": "ranked"},
+		"search-find":                    {"mode": "auto"},
 		"cursor_agent-run_cursor_agent":  {"mode": "FirstMatch"},
 	}
 	for name, want := range defaults {
