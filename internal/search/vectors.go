@@ -48,8 +48,11 @@ type Vectors struct {
 	dim   int
 	vecs  map[uint64][]float32 // text key → unit vector
 
-	// keys caches the text key of each item of one document version.
+	// keys caches the text key of each item of one document version;
+	// texts the Text each key was made from, so that a new version hashes
+	// only the items whose text changed.
 	keys    map[int]uint64
+	texts   map[int]string
 	keysDoc *document.Document
 	keysVer int
 }
@@ -109,12 +112,25 @@ func (v *Vectors) itemKeys(d *document.Document) map[int]uint64 {
 		return v.keys
 	}
 	keys := make(map[int]uint64, d.Len())
+	texts := make(map[int]string, d.Len())
 	for _, it := range d.Items() {
+		if old, ok := v.texts[it.ID]; ok && old == it.Text {
+			if k, ok := v.keys[it.ID]; ok {
+				keys[it.ID] = k
+			}
+			texts[it.ID] = it.Text
+			continue
+		}
 		if t := EmbedText(it); t != "" {
 			keys[it.ID] = textKey(t)
 		}
+		texts[it.ID] = it.Text
 	}
-	v.keys, v.keysDoc, v.keysVer = keys, d, d.Version()
+	if v.keysDoc != d {
+		// another document: keys of equal IDs are not to be trusted
+		clear(v.texts)
+	}
+	v.keys, v.texts, v.keysDoc, v.keysVer = keys, texts, d, d.Version()
 	return keys
 }
 
@@ -289,12 +305,22 @@ func (v *Vectors) Nearest(d *document.Document, q []float32, opt Options) ([]Res
 	return out, nil
 }
 
+// dot is the dot product of two vectors of one length, four lanes at a
+// time.
 func dot(a, b []float32) float64 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return float64(s)
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
 }
 
 // nearHeap keeps the best k hits; its root is the worst kept.
