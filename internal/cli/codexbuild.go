@@ -12,6 +12,7 @@ import (
 	"github.com/aitexteditor/aite/internal/codex/assist"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/llm/models"
 )
 
 // CodexBuildRequest is one `aite codex build`.
@@ -161,7 +162,10 @@ func withoutModel(req CodexBuildRequest, est assist.Estimate) string {
 		"and write descriptions and facts with evidence pointers", why, est.Items, est.Entries, est.Calls, est.InputTokens, est.OutputTokens)
 	if !req.JSON {
 		fmt.Fprintln(req.Log, msg)
-		if req.ModelErr != nil {
+		switch {
+		case errors.Is(req.ModelErr, models.ErrNoModel):
+			fmt.Fprintf(req.Log, "to add it:\n%s\n", models.HowToConfigure)
+		case req.ModelErr != nil:
 			fmt.Fprintf(req.Log, "to add it: %v\n", req.ModelErr)
 		}
 	}

@@ -122,6 +122,9 @@ func (f *finder) candidate(g []*compound, why map[string]string) (Candidate, boo
 		e.AddAlias(f.display(c))
 	}
 	for _, c := range ordered {
+		e.AddAlias(f.variantDisplays(c)...)
+	}
+	for _, c := range ordered {
 		if r := why[c.key]; r != "" {
 			reasons = append(reasons, r)
 		}
@@ -150,6 +153,28 @@ func (f *finder) display(c *compound) string {
 		}
 	}
 	return strings.Join(ws, " ")
+}
+
+// variantDisplays writes a compound name with each other variant of its
+// names (Антон Антонович beside Антон Антоныч), so that every variant is
+// an alias the matching finds.
+func (f *finder) variantDisplays(c *compound) []string {
+	var out []string
+	for i, p := range c.parts {
+		if p.kind != pName {
+			continue
+		}
+		vs := f.clusters[p.cluster].variants()
+		for _, v := range vs[1:] {
+			ws := strings.Fields(f.display(c))
+			if len(ws) != len(c.parts) {
+				break
+			}
+			ws[i] = v
+			out = append(out, strings.Join(ws, " "))
+		}
+	}
+	return out
 }
 
 // BuildReport says what a build found and changed.

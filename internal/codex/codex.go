@@ -48,6 +48,9 @@ func (c *Codex) Find(ref string) (*Entry, error) {
 			hits = append(hits, i)
 		}
 	}
+	if len(hits) == 0 {
+		hits = c.byForm(ref) // another form of a name: Раскольникова, Darcy's
+	}
 	switch len(hits) {
 	case 1:
 		return &c.Entries[hits[0]], nil
@@ -59,6 +62,17 @@ func (c *Codex) Find(ref string) (*Entry, error) {
 		ids[i] = c.Entries[h].ID
 	}
 	return nil, fmt.Errorf("%w: %q names %d entries (%s); give the ID", ErrAmbiguous, ref, len(hits), strings.Join(ids, ", "))
+}
+
+// byForm returns the entries one of whose names ref is a form of.
+func (c *Codex) byForm(ref string) []int {
+	var hits []int
+	for i, e := range c.Entries {
+		if slices.ContainsFunc(e.Names(), func(n string) bool { return SameName(n, strings.TrimSpace(ref)) }) {
+			hits = append(hits, i)
+		}
+	}
+	return hits
 }
 
 // suggest names entries whose names start like ref (for error messages).

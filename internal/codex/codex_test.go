@@ -45,8 +45,11 @@ func TestAddFindAndIDs(t *testing.T) {
 	require.Equal(t, "звездочкин-2", e.ID)
 	_, err = c.Find("Кузовков")
 	require.ErrorIs(t, err, ErrNotFound)
-	_, err = c.Find("Вар")
+	_, err = c.Find("Варька")
 	require.ErrorContains(t, err, "did you mean Варя (варя)")
+	e, err = c.Find("Синицыной")
+	require.NoError(t, err, "another form of a name finds its entry")
+	require.Equal(t, "варя", e.ID)
 
 	_, err = c.Add(Entry{Name: "  "})
 	require.ErrorIs(t, err, ErrInvalid)

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +34,44 @@ type cluster struct {
 
 // name reports whether the cluster is used as a name.
 func (c *cluster) name() bool { return c.mid >= 1 && c.lower < c.mid }
+
+// variants returns the display of each group of the cluster's forms that
+// share a stem (two when a colloquial patronymic joined the full one:
+// Антоныч and Антонович), the cluster's own display first.
+func (c *cluster) variants() []string {
+	groups := map[string]*cluster{}
+	for f, n := range c.forms {
+		st := textnorm.Stem(f)
+		g := groups[st]
+		if g == nil {
+			g = &cluster{forms: map[string]int{}, mids: map[string]int{}}
+			groups[st] = g
+		}
+		g.forms[f] = n
+		if m := c.mids[f]; m > 0 {
+			g.mids[f] = m
+		}
+	}
+	out := []string{c.display()}
+	if len(groups) < 2 {
+		return out
+	}
+	for _, g := range groups {
+		if d := g.display(); !slices.Contains(out, d) && c.sameName(d, out[0]) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out[1:])
+	return out
+}
+
+// sameName reports whether two displays of the cluster differ only as a
+// colloquial and a full patronymic do (the only way forms of one cluster
+// get different stems other than by the name grammar).
+func (c *cluster) sameName(a, b string) bool {
+	pa, pb := patronymBase(textnorm.Fold(a)), patronymBase(textnorm.Fold(b))
+	return pa != "" && pa == pb
+}
 
 // display is the form to show: the most used form in the middle of
 // sentences (a word at a sentence start may be another word that only
