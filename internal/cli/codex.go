@@ -319,13 +319,16 @@ func removeAt[T any](list *[]T, at []int, what string) error {
 	return nil
 }
 
-// checkEvidence checks that every fact's evidence names an item.
+// checkEvidence checks that every fact's evidence names an item and
+// writes it as the item's full pointer.
 func (b *Book) checkEvidence(e *codex.Entry) error {
-	for _, f := range e.Facts {
-		for _, p := range f.Evidence {
-			if _, err := b.s.Resolve(b.id, p); err != nil {
+	for i := range e.Facts {
+		for j, p := range e.Facts[i].Evidence {
+			v, err := b.s.Resolve(b.id, p)
+			if err != nil {
 				return b.WithNearest(err)
 			}
+			e.Facts[i].Evidence[j] = v.Pointer.String()
 		}
 	}
 	return nil

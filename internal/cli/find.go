@@ -207,7 +207,10 @@ func WriteFound(w, status io.Writer, f Found) {
 	rows := make([][]string, len(f.Results))
 	for i, h := range f.Results {
 		rows[i] = []string{h.Pointer.String(), string(h.Kind)}
-		if f.Mode == FindRanked || f.Mode == FindSemantic || f.Mode == FindHybrid {
+		switch f.Mode {
+		case FindHybrid:
+			rows[i] = append(rows[i], fmt.Sprintf("%.4f", h.Score)) // fused ranks: at most 2/61
+		case FindRanked, FindSemantic:
 			rows[i] = append(rows[i], fmt.Sprintf("%.2f", h.Score))
 		}
 		rows[i] = append(rows[i], h.excerpt)

@@ -129,7 +129,7 @@ func (b *Book) updateVectors(ctx context.Context, m models.Model, log io.Writer,
 	tokens, cost := estimateEmbedding(info, m)
 	out := IndexJSON{VectorInfo: info, Tokens: tokens, Cost: cost}
 	if info.Missing == 0 || estimateOnly {
-		if !quiet {
+		if !quiet && estimateOnly {
 			fmt.Fprintf(log, "%d of %d items need embedding: ≈ %d tokens, %s\n", info.Missing, info.Items, tokens, costText(m, cost))
 		}
 		return out, nil

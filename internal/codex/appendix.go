@@ -235,31 +235,37 @@ func compact(e Entry, opt MarkdownOptions) (string, bool) {
 }
 
 // writeFull writes an entry as a sub-heading with its fields.
-func writeFull(b *strings.Builder, e Entry, level int, opt MarkdownOptions) {
-	fmt.Fprintf(b, "\n%s %s\n\n", strings.Repeat("#", level), e.Name)
+func writeFull(out *strings.Builder, e Entry, level int, opt MarkdownOptions) {
+	fmt.Fprintf(out, "\n%s %s\n", strings.Repeat("#", level), e.Name)
+	var b strings.Builder
+	defer func() {
+		if b.Len() > 0 {
+			out.WriteString("\n" + b.String())
+		}
+	}()
 	if len(e.Aliases) > 0 {
-		fmt.Fprintf(b, "- Aliases: %s\n", strings.Join(e.Aliases, "; "))
+		fmt.Fprintf(&b, "- Aliases: %s\n", strings.Join(e.Aliases, "; "))
 	}
 	for _, line := range strings.Split(strings.TrimSpace(e.Description), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if fieldLine.MatchString(line) || entryLine.MatchString(line) && e.Kind != Style {
 				line = "Description: " + line
 			}
-			fmt.Fprintf(b, "- %s\n", line)
+			fmt.Fprintf(&b, "- %s\n", line)
 		}
 	}
 	for _, f := range e.Facts {
 		if len(f.Evidence) > 0 {
-			fmt.Fprintf(b, "- Fact (%s): %s\n", strings.Join(f.Evidence, ", "), f.Text)
+			fmt.Fprintf(&b, "- Fact (%s): %s\n", strings.Join(f.Evidence, ", "), f.Text)
 		} else {
-			fmt.Fprintf(b, "- Fact: %s\n", f.Text)
+			fmt.Fprintf(&b, "- Fact: %s\n", f.Text)
 		}
 	}
 	for _, r := range e.Relations {
-		fmt.Fprintf(b, "- Relation: %s → %s\n", r.Type, r.Target)
+		fmt.Fprintf(&b, "- Relation: %s → %s\n", r.Type, r.Target)
 	}
 	if opt.Notes && strings.TrimSpace(e.Notes) != "" {
-		fmt.Fprintf(b, "- Notes: %s\n", strings.ReplaceAll(strings.TrimSpace(e.Notes), "\n", " "))
+		fmt.Fprintf(&b, "- Notes: %s\n", strings.ReplaceAll(strings.TrimSpace(e.Notes), "\n", " "))
 	}
 }
 
