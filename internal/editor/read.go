@@ -1,6 +1,8 @@
 package editor
 
 import (
+	"fmt"
+
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
@@ -83,6 +85,25 @@ func (s *Session) Items(id, from string, limit int, kinds []document.Kind) (Item
 		return nil
 	})
 	return out, err
+}
+
+// ItemsAt returns up to limit items from index from (0-based; past the end
+// gives none) and the number of items of the book. It costs time in
+// proportion to limit, wherever from is.
+func (s *Session) ItemsAt(id string, from, limit int) (items []ItemView, total int, err error) {
+	err = s.with(id, func(b *book) error {
+		total = b.doc.Len()
+		if from < 0 || limit < 0 {
+			return fmt.Errorf("%w: from %d, limit %d", document.ErrRange, from, limit)
+		}
+		end := min(total, from+limit)
+		all := b.doc.Items()
+		if from < end {
+			items = views(b.doc, all[from:end])
+		}
+		return nil
+	})
+	return items, total, err
 }
 
 // Resolve returns the item a pointer names.
