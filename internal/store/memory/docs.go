@@ -138,6 +138,10 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
+	if e.Splice != nil {
+		sp := *e.Splice
+		e.Splice = &sp
+	}
 	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
 	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
 	s.docs[docID] = d
@@ -156,6 +160,10 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	out := []store.DocumentEdit{}
 	for _, e := range s.edits[docID] {
 		if e.Revision > afterRevision {
+			if e.Splice != nil {
+				sp := *e.Splice
+				e.Splice = &sp
+			}
 			out = append(out, e)
 		}
 	}
