@@ -2,6 +2,7 @@ package editor
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -104,6 +105,22 @@ func (s *Session) ItemsAt(id string, from, limit int) (items []ItemView, total i
 		return nil
 	})
 	return items, total, err
+}
+
+// ItemAfter returns the first item that ends after byte offset off of the
+// book's source (an error wrapping document.ErrRange when none does).
+func (s *Session) ItemAfter(id string, off int) (ItemView, error) {
+	var out ItemView
+	err := s.with(id, func(b *book) error {
+		items := b.doc.Items()
+		i := sort.Search(len(items), func(i int) bool { return items[i].End > off })
+		if i == len(items) {
+			return fmt.Errorf("%w: no item ends after byte %d", document.ErrRange, off)
+		}
+		out = view(b.doc, items[i])
+		return nil
+	})
+	return out, err
 }
 
 // Resolve returns the item a pointer names.

@@ -89,3 +89,15 @@ func TestItemsAt(t *testing.T) {
 	_, _, err = s.ItemsAt("b", -1, 5)
 	require.ErrorIs(t, err, document.ErrRange)
 }
+
+func TestItemAfter(t *testing.T) {
+	s := New()
+	s.Load("b", []byte("# A\n\nfirst\n\nsecond\n"))
+	for off, want := range map[int]string{0: "1:1", 3: "2:1.p1", 4: "2:1.p1", 10: "3:1.p2", 17: "3:1.p2"} {
+		it, err := s.ItemAfter("b", off)
+		require.NoError(t, err, off)
+		require.Equal(t, want, it.Pointer.String(), off)
+	}
+	_, err := s.ItemAfter("b", 18)
+	require.ErrorIs(t, err, document.ErrRange)
+}

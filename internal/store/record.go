@@ -136,6 +136,9 @@ type DocumentEdit struct {
 	// earlier revisions can be rebuilt from the current text; nil when not
 	// recorded (edits stored before splices were kept).
 	Splice *Splice
+	// RevertedTo is, for an edit of op "revert", the revision whose text it
+	// restored; nil for every other edit.
+	RevertedTo *int
 }
 
 // Splice is a change of a text: the bytes Old at byte offset At of the text

@@ -4,3 +4,5 @@
 ALTER TABLE document_edits ADD COLUMN splice_at INTEGER CHECK (splice_at IS NULL OR splice_at >= 0);
 ALTER TABLE document_edits ADD COLUMN splice_old TEXT;
 ALTER TABLE document_edits ADD COLUMN splice_new TEXT;
+-- For an edit that restored an earlier revision (op "revert"): that revision; NULL otherwise.
+ALTER TABLE document_edits ADD COLUMN reverted_to INTEGER CHECK (reverted_to IS NULL OR reverted_to >= 0);
