@@ -128,6 +128,7 @@ func (s *Server) routes() {
 	s.registerMeta()      // /agents /agent /skills /skill /tools /tool /viewport /data
 	s.registerDocuments() // /documents /document /document/items /document/raw /document/history
 	s.registerChats()     // /chats /read /chat /query /submit /run/stream /runs /run/cancel
+	s.registerPresent()   // /render /diff
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found", nil)
 	})
