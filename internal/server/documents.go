@@ -255,10 +255,35 @@ func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *curs
 			out[name] = t
 			continue
 		}
-		out[name] = &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		dt := &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		if booktools.IsEdit(t.Name()) {
+			out[name] = &editDocTool{docTool: dt, env: env}
+			continue
+		}
+		out[name] = dt
 	}
 	return out, nil
 }
+
+// editDocTool is a book edit tool: a docTool that can also preview a call
+// (engine.Previewer, for edit confirmation) under the document's lock.
+type editDocTool struct {
+	*docTool
+	env booktools.Env
+}
+
+// Preview implements engine.Previewer.
+func (t *editDocTool) Preview(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	var res tool.Result
+	err := t.docs.locked(ctx, t.docID, func(*docState) error {
+		var err error
+		res, err = booktools.Preview(t.env, t.Name(), args)
+		return err
+	})
+	return res, err
+}
+
+var _ engine.Previewer = (*editDocTool)(nil)
 
 // docTool runs a book tool under its document's lock and persists the edits
 // the call applied.
