@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
@@ -93,8 +94,8 @@ func dedent(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// documentLayout is the data of GET /document/layout: per item, its
-// Markdown size in bytes and its type as one letter (h heading, p
+// documentLayout is the data of GET /document/layout: per item, the length
+// of its Markdown in characters and its type as one letter (h heading, p
 // paragraph, l list item, c code, t thematic break, x html), enough to
 // estimate the height of any part of the book before loading it.
 type documentLayout struct {
@@ -119,7 +120,7 @@ func (d *Documents) layout(ctx context.Context, id string) (documentLayout, erro
 		out = documentLayout{DocumentID: id, Revision: ds.revision, Total: total, Sizes: make([]int, len(views))}
 		types := make([]byte, len(views))
 		for i, it := range views {
-			out.Sizes[i] = len(it.Markdown)
+			out.Sizes[i] = utf8.RuneCountInString(it.Markdown)
 			types[i] = typeLetters[itemType(it.Kind)]
 		}
 		out.Types = string(types)

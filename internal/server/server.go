@@ -57,6 +57,9 @@ type Options struct {
 	// BuiltinTools returns the built-in Go backend tools; those without a
 	// tool file are listed by /tools as kind backend (nil: none).
 	BuiltinTools func() []tool.Tool
+	// Web is the web app served at / next to the API (nil: none; see
+	// webapp.go).
+	Web WebApp
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
@@ -109,8 +112,9 @@ func New(opts Options) *Server {
 	return s
 }
 
-// Handler returns the server's handler: auth (when on), CORS (when on), the
-// routes, and 404 envelopes for everything else.
+// Handler returns the server's handler: the web app's pages (when set),
+// then auth (when on), CORS (when on), the routes, and 404 envelopes for
+// everything else.
 func (s *Server) Handler() http.Handler {
 	var h http.Handler = s.mux
 	if s.opts.Auth != nil {
@@ -120,7 +124,7 @@ func (s *Server) Handler() http.Handler {
 	if s.opts.CORS {
 		h = cors(h)
 	}
-	return h
+	return s.withWeb(h)
 }
 
 // routes registers every endpoint. Handlers live in their own files.
