@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,10 +84,19 @@ func TestMain(m *testing.M) {
 
 // tab is one browser tab of a test, with the JavaScript errors it saw.
 type tab struct {
-	t    testing.TB
-	ctx  context.Context
-	mu   sync.Mutex
-	errs []string
+	t       testing.TB
+	ctx     context.Context
+	mu      sync.Mutex
+	errs    []string
+	allowed []string // substrings of expected errors
+}
+
+// allow expects page errors containing s from now on (a refused request
+// the test provokes).
+func (tb *tab) allow(s string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.allowed = append(tb.allowed, s)
 }
 
 // newTab opens a tab (skipping the test without a browser); every
@@ -130,6 +140,11 @@ func newTab(t testing.TB) *tab {
 func (tb *tab) addErr(s string) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
+	for _, a := range tb.allowed {
+		if strings.Contains(s, a) {
+			return
+		}
+	}
 	tb.errs = append(tb.errs, s)
 }
 
@@ -173,12 +188,16 @@ func (tb *tab) text(sel string) string {
 	return evalJS[string](tb, fmt.Sprintf(`document.querySelector(%q)?.innerText ?? ''`, sel))
 }
 
-// click clicks the element matching sel (by JavaScript, so an element out
-// of view is clicked too).
+// click clicks the first element matching sel with the mouse, once it is
+// visible (scrolled into view first): a control a person cannot see cannot
+// be clicked.
 func (tb *tab) click(sel string) {
 	tb.t.Helper()
-	tb.waitJS("clickable "+sel, fmt.Sprintf(`!!document.querySelector(%q)`, sel), 20*time.Second)
-	evalJS[bool](tb, fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.scrollIntoView({block: 'center'}); el.click(); return true })()`, sel))
+	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		tb.t.Fatalf("click %s: %v", sel, err)
+	}
 }
 
 // typeInto focuses an input or textarea and sets its value.

@@ -30,6 +30,7 @@ type fakeModel struct {
 
 	mu    sync.Mutex
 	turns map[string]int // protocol runs: turns so far per command
+	page  string         // served at /direct (the latency baseline)
 }
 
 func newFakeModel(t testing.TB) *fakeModel {
@@ -42,6 +43,15 @@ func newFakeModel(t testing.TB) *fakeModel {
 
 // serve answers LATENCY requests itself and passes the others on.
 func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/direct":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, f.page)
+		return
+	case r.Method != http.MethodPost: // the browser's favicon request of the direct page
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	if n, gap, ok := latencyRequest(body); ok {
 		streamStamped(w, r, n, gap)
@@ -218,6 +228,7 @@ func (f *fakeModel) reply(req llmtest.Request) llmtest.Response {
 const (
 	editCommand  = "Найди абзац, где Варя снова стоит на перроне, и перепиши его короче."
 	stopCommand  = "Расскажи длинную историю про часы."
+	imageCommand = "Покажи карту городка."
 	rewrittenVar = "Через неделю Варя снова стояла на перроне, но уже провожала профессора."
 )
 
@@ -225,6 +236,9 @@ var cursorNameRe = regexp.MustCompile(`"cursorName"\s*:\s*"([^"]+)"`)
 var pointerRe = regexp.MustCompile(`"pointer"\s*:\s*"(\d+:[^"]+)"`)
 
 func (f *fakeModel) bookEditorReply(c conv) llmtest.Response {
+	if strings.Contains(c.user, imageCommand) {
+		return textReply("Вот карта городка: ", "![карта](/api/ap/data?file=map.png)")
+	}
 	if strings.Contains(c.user, stopCommand) && c.toolCalls == 0 {
 		return llmtest.Response{Chunks: []string{llmtest.ReasoningChunk("Думаю, с чего начать. "),
 			llmtest.ContentChunk("Давным-давно, когда часы на ратуше ещё шли вперёд, ")}, Hang: true}

@@ -143,7 +143,8 @@ export function scopeCard(ev, answer) {
     card.done = true;
     card.setActive(false);
     card.el.classList.add('decided');
-    status.textContent = t('decision.' + d.decision, {}, d.decision) + (d.scopes?.length ? ': ' + d.scopes.join(', ') : '');
+    const granted = d.decision === 'approve' || d.decision === 'narrow';
+    status.textContent = t('decision.' + d.decision, {}, d.decision) + (granted && d.scopes?.length ? ': ' + d.scopes.join(', ') : '');
   };
   return card;
 }

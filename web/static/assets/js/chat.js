@@ -23,7 +23,7 @@ export class ChatPanel {
     });
     this.agent = h('select', { class: 'agent', 'aria-label': t('chat.agent'), onchange: () => this.agentChanged() });
     this.history = h('select', { class: 'history', 'aria-label': t('chat.history'), onchange: () => this.pickChat(this.history.value) });
-    this.newBtn = h('button', { class: 'btn small', text: t('chat.new'), onclick: () => this.newChat() });
+    this.newBtn = h('button', { class: 'btn small', text: t('chat.new'), title: t('chat.newTitle'), onclick: () => this.newChat() });
     this.input = h('textarea', { class: 'chat-input', rows: 3, placeholder: t('chat.placeholder'), 'aria-label': t('chat.message'),
       onkeydown: (e) => {
         if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {

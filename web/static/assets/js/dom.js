@@ -43,8 +43,24 @@ export function bytes(n) {
   return n + ' B';
 }
 
-// POINTER matches a semantic pointer id:label (24:1.1.p21, 7:p3, 3:1.2).
-export const POINTER = /\b(\d+):((?:\d+(?:\.\d+)*)(?:\.p\d+)?|p\d+)(?![\w:])/g;
+// POINTER matches a semantic pointer id:label in prose (24:1.1.p21, 7:p3,
+// 3:1.2). A bare heading label (9:1) is left out there, so that a time such
+// as 19:30 is not taken for a pointer; numbers have no leading zeros.
+const N = '(?:0|[1-9]\\d*)';
+export const POINTER = new RegExp(`\\b[1-9]\\d*:(?:${N}(?:\\.${N})*\\.p[1-9]\\d*|${N}(?:\\.${N})+|p[1-9]\\d*)(?![\\w:])`, 'g');
+
+// WHOLE_POINTER matches a string that is exactly one pointer (any label).
+const WHOLE_POINTER = new RegExp(`^[1-9]\\d*:(?:${N}(?:\\.${N})*(?:\\.p[1-9]\\d*)?|p[1-9]\\d*)$`);
+
+// pointersInValue returns the distinct strings of a JSON value (arguments,
+// a result) that are exactly pointers, in order.
+export function pointersInValue(v, out = []) {
+  if (typeof v === 'string') {
+    if (WHOLE_POINTER.test(v) && !out.includes(v)) out.push(v);
+  } else if (Array.isArray(v)) v.forEach((x) => pointersInValue(x, out));
+  else if (v && typeof v === 'object') Object.values(v).forEach((x) => pointersInValue(x, out));
+  return out;
+}
 
 // matches returns the pointer matches of a text (a fresh regexp each time:
 // a global one keeps its lastIndex between calls).

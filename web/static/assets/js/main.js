@@ -41,7 +41,7 @@ function cycleTheme(btn) {
   btn.title = t('app.theme', { mode: t('app.theme.' + next) });
 }
 
-function topbar(center) {
+function topbar(center, { signingIn = false } = {}) {
   const themeBtn = h('button', { class: 'icon-btn theme', 'aria-label': t('app.theme', { mode: t('app.theme.' + applyTheme()) }), text: '◐' });
   themeBtn.title = themeBtn.getAttribute('aria-label');
   themeBtn.addEventListener('click', () => cycleTheme(themeBtn));
@@ -53,14 +53,14 @@ function topbar(center) {
       onclick: () => { setLang(lang === 'ru' ? 'en' : 'ru'); render(); } }),
     themeBtn,
     h('button', { class: 'icon-btn', 'aria-label': t('app.keys'), title: t('app.keys'), text: '?', onclick: showKeys }),
-    api.hasToken() ? h('button', { class: 'btn small', text: t('app.signOut'), onclick: () => { api.setToken(''); signIn(); } }) : null);
+    api.hasToken() && !signingIn ? h('button', { class: 'btn small', text: t('app.signOut'), onclick: () => { api.setToken(''); signIn(); } }) : null);
 }
 
 // Sign-in: the API answered 401; ask for a token and start again.
 function signIn(failed) {
   const field = h('textarea', { class: 'token', rows: 4, 'aria-label': t('auth.token'), placeholder: 'eyJhbGciOiJSUzI1NiIs…' });
   const remember = h('input', { type: 'checkbox' });
-  clear(root).append(topbar(), h('main', { class: 'signin' },
+  clear(root).append(topbar(null, { signingIn: true }), h('main', { class: 'signin' },
     h('form', { class: 'card signin-card', onsubmit: (e) => {
       e.preventDefault();
       api.setToken(field.value, remember.checked);

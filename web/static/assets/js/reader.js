@@ -11,6 +11,7 @@ import { t } from './i18n.js';
 
 const BLOCK = 50;
 const OVERSCAN = 1.5; // screens rendered above and below the viewport
+const PREFETCH = 8; // screens fetched (not rendered) ahead in the direction of scrolling
 const KEEP = 4; // screens kept rendered before blocks are dropped
 
 export class Reader {
@@ -125,6 +126,14 @@ export class Reader {
     const first = this.blockAt(top - OVERSCAN * view);
     const last = this.blockAt(top + view + OVERSCAN * view);
     for (let b = first; b <= last; b++) this.show(b);
+    // Fetch ahead in the direction of scrolling, so a fling finds the text
+    // already there.
+    const down = top >= (this.lastTop ?? 0);
+    this.lastTop = top;
+    const ahead = down ? this.blockAt(top + view + PREFETCH * view) : this.blockAt(top - PREFETCH * view);
+    for (let b = down ? last + 1 : first - 1; down ? b <= ahead : b >= ahead; b += down ? 1 : -1) {
+      if (!this.data.has(b)) this.load(b).catch(() => {});
+    }
     for (const [b, el] of this.rendered) {
       if (this.tops[b + 1] < top - KEEP * view || this.tops[b] > top + view + KEEP * view) {
         el.remove();

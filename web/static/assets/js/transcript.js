@@ -4,7 +4,7 @@
 // did; only live events act (scroll the reading pane, flash edits, run
 // actions) and only a pending request of a running run can be answered.
 
-import { h, clear, linkify, pointersIn } from './dom.js';
+import { h, clear, linkify, pointersIn, pointersInValue } from './dom.js';
 import * as api from './api.js';
 import { t, opLabel, toolLabel, errorText } from './i18n.js';
 import { approvalCard, scopeCard, confirmCard, viewportCard, advisorCard } from './cards.js';
@@ -225,13 +225,13 @@ export class Transcript {
       c.parsed = c.params || {};
     }
     c.summary.textContent = summarize(c.parsed);
-    this.addPointers(c, JSON.stringify(c.parsed));
+    this.addPointers(c, pointersInValue(c.parsed));
     c.details.append(h('pre', { class: 'args', text: JSON.stringify(c.parsed, null, 2) }));
     if (c.type === 'html' || c.type === 'qlc') this.frontend(c, live);
   }
 
-  addPointers(c, text) {
-    for (const p of pointersIn(text)) {
+  addPointers(c, ptrs) {
+    for (const p of ptrs) {
       if (c.ptrs.childElementCount >= 8 || [...c.ptrs.children].some((x) => x.textContent === p)) continue;
       c.ptrs.append(this.ptrLink(p));
     }
@@ -291,7 +291,13 @@ export class Transcript {
     if (c.progress && !failed) {
       c.bar.value = c.bar.max;
     }
-    this.addPointers(c, text);
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = null;
+    }
+    this.addPointers(c, value !== null && typeof value === 'object' ? pointersInValue(value) : pointersIn(text));
     c.details.append(h('pre', { class: 'result', text: pretty(text) }));
     c.form?.setActive(false);
   }
