@@ -55,6 +55,7 @@ func (tb *tab) ask(msg string) {
 // the confirm frontend tool answered natively, a frontend tool with its own
 // viewport in a sandboxed frame, and a plan.
 func TestBrowserAgents(t *testing.T) {
+	needBrowser(t)
 	a := startApp(t, appOptions{files: pickerFiles})
 	var doc docSummary
 	a.apiCall(t, http.MethodPost, "/documents", "", map[string]string{"name": "Звёздочкин (карточки)", "markdown": cardsBook}, &doc)

@@ -58,6 +58,7 @@ func mapPNG(t testing.TB) string {
 // With auth on, the app asks for the API token, works with it, and shows
 // the chat's pictures from /data with the chat image token.
 func TestBrowserSignInAndChatImages(t *testing.T) {
+	needBrowser(t)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ func (tb *tab) navigateTimed(url, expr string) time.Duration {
 }
 
 func BenchmarkReaderBigBookToEnd(b *testing.B) {
+	needBrowser(b)
 	book := bigBook(b)
 	a := startApp(b, appOptions{})
 	var doc docSummary
@@ -174,6 +175,7 @@ func percentile(xs []float64, p float64) float64 {
 }
 
 func BenchmarkStreamDeltaToScreen(b *testing.B) {
+	needBrowser(b)
 	const deltas, gapMs = 200, 10
 	a := startApp(b, appOptions{})
 	a.model.page = directPage

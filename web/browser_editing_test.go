@@ -101,6 +101,7 @@ func itemVisible(index int) string {
 // progress, approve the diff, see the text and the revisions change, undo,
 // reload and find the chat as it was, then stop a run.
 func TestBrowserEditingABook(t *testing.T) {
+	needBrowser(t)
 	a := startApp(t, appOptions{})
 	tb := newTab(t)
 	doc := a.documents(t, "")[0]

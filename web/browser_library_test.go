@@ -41,6 +41,7 @@ func (tb *tab) dropFiles(x, y float64, files []string, hover func()) {
 // refuse a file that is not text, then read it in Russian and in the dark
 // with the keyboard.
 func TestBrowserLibraryAndSettings(t *testing.T) {
+	needBrowser(t)
 	a := startApp(t, appOptions{})
 	tb := newTab(t)
 	dir := t.TempDir()

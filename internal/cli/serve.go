@@ -66,7 +66,7 @@ func newServeCmd(deps serveDeps) *cobra.Command {
 	var cors bool
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent",
+		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent and the web app",
 		Long:  serveHelp(),
 		Example: `  aite serve
   aite serve --addr :8080 --data /srv/aite
@@ -173,7 +173,8 @@ func serveHelp() string {
 	b.WriteString(`Run the agent platform server: the REST + SSE API of PLATFORM_API.md under
 /api/ap, with the book editor agent (bookEditor, the default agent) and one
 demo agent per feature (demoOneshot, demoReact, demoPlanner, demoAction,
-demoConfirm, demoSkill).
+demoConfirm, demoSkill), and the web app at / (open the printed address in
+a browser).
 
 Everything lives in one data directory (--data, default ./aite-data): the
 SQLite database aite.db and the directories agents/, models/, tools/,
