@@ -22,12 +22,7 @@ func (x *Index) All(d *document.Document, query string, opt Options) ([]Result, 
 	}
 	x.rlockFresh(d)
 	defer x.mu.RUnlock()
-	terms := make(map[termID]bool, len(stems))
-	for _, s := range stems {
-		if t, ok := x.lex.term(s); ok {
-			terms[t] = true
-		}
-	}
+	terms := x.termSet(stems)
 	out := []Result{}
 	for _, it := range x.candidates(d, stems, &f) {
 		spans := x.termSpans(it.Text, terms)

@@ -35,17 +35,23 @@ func (x *Index) Ranked(d *document.Document, query string, opt Options) ([]Resul
 	x.rlockFresh(d)
 	defer x.mu.RUnlock()
 	hits := x.bm25(d, stems, &f)
+	terms := x.termSet(stems)
+	out := make([]Result, len(hits))
+	for i, h := range hits {
+		out[i] = result(h.it, h.score, h.matches, snippet(h.it.Text, x.termSpans(h.it.Text, terms)))
+	}
+	return out, nil
+}
+
+// termSet returns the terms of the stems the index knows.
+func (x *Index) termSet(stems []string) map[termID]bool {
 	terms := make(map[termID]bool, len(stems))
 	for _, s := range stems {
 		if t, ok := x.lex.term(s); ok {
 			terms[t] = true
 		}
 	}
-	out := make([]Result, len(hits))
-	for i, h := range hits {
-		out[i] = result(h.it, h.score, h.matches, snippet(h.it.Text, x.termSpans(h.it.Text, terms)))
-	}
-	return out, nil
+	return terms
 }
 
 // distinct returns the stems without repeats, in first-occurrence order.
