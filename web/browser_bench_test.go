@@ -32,7 +32,7 @@ import (
 const bigBookSize = 5_600_000
 
 // bigBook is testbook.Big cut to bigBookSize at a paragraph break.
-func bigBook(b *testing.B) []byte {
+func bigBook(b testing.TB) []byte {
 	book := testbook.Big(b, bigBookSize)
 	if cut := bytes.LastIndex(book[:min(len(book), bigBookSize)], []byte("\n\n")); cut > 0 {
 		book = book[:cut+1]
@@ -206,4 +206,32 @@ func BenchmarkStreamDeltaToScreen(b *testing.B) {
 	b.ReportMetric(percentile(direct, 50), "direct-p50-ms")
 	b.ReportMetric(percentile(direct, 99), "direct-p99-ms")
 	b.ReportMetric(percentile(app, 99)/max(percentile(direct, 99), 1), "p99-ratio")
+}
+
+// The reading pane on a 5.6 MB book: opened at its end, the last item is
+// on screen; a heading of the outline half way through and a pointer are
+// reached; scrolling through shows text in every frame once it has
+// loaded (the figures are in BenchmarkReaderBigBookToEnd).
+func TestBrowserBigBook(t *testing.T) {
+	needBrowser(t)
+	book := bigBook(t)
+	a := startApp(t, appOptions{})
+	var doc docSummary
+	a.apiCall(t, http.MethodPost, "/documents", "", map[string]string{"name": "Collected works", "markdown": string(book)}, &doc)
+	tb := newTab(t)
+	tb.open(a.base, "/#doc="+doc.DocumentID+"&at=end")
+	tb.waitJS("the last item", itemVisible(doc.ItemCount-1), time.Minute)
+	// A heading in the middle of the book, from the outline.
+	mid := evalJS[int](tb, `(() => { const hs = [...document.querySelectorAll('.tree li')]; return Math.floor(hs.length / 2) })()`)
+	index := evalJS[int](tb, fmt.Sprintf(`(() => { const li = document.querySelectorAll('.tree li')[%d]; li.querySelector('.heading').click(); return Number(li.dataset.index) })()`, mid))
+	tb.waitJS("the heading half way", itemVisible(index), 30*time.Second)
+	// A pointer near the end, from the address.
+	ptr := evalJS[string](tb, fmt.Sprintf(`fetch('/api/ap/document/items?documentId=%s&from=%d&limit=1').then(r => r.json()).then(e => e.data.items[0].pointer)`,
+		doc.DocumentID, doc.ItemCount-100))
+	tb.run("jump by address", chromedp.Evaluate[chromedp.Void](`location.hash = '#doc=`+doc.DocumentID+`&at=`+ptr+`'`))
+	tb.waitJS("the pointer's item", itemVisible(doc.ItemCount-100), 30*time.Second)
+	if n := evalJS[int](tb, `document.querySelectorAll('.item').length`); n > 1000 {
+		t.Errorf("%d items in the page: the reading pane is not virtualised", n)
+	}
+	tb.shot("big-book")
 }

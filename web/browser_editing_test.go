@@ -127,6 +127,16 @@ func TestBrowserEditingABook(t *testing.T) {
 	}
 	tb.shot("reader")
 
+	// The outline folds: chapter 3's sections show when it is unfolded, and
+	// a click jumps to a heading.
+	if n := evalJS[int](tb, `[...document.querySelectorAll('.tree .title')].filter(t => t.offsetParent).length`); n != 6 {
+		t.Errorf("%d headings visible before unfolding, want 6", n)
+	}
+	tb.click(`.tree li[aria-expanded="false"] > .row .fold`)
+	tb.waitJS("chapter 3 unfolded", `[...document.querySelectorAll('.tree .title')].filter(t => t.offsetParent).length > 6`, 5*time.Second)
+	tb.click(`.tree li[aria-expanded="true"] li[aria-expanded="true"] li .heading`)
+	tb.waitJS("the section in view", `document.activeElement?.classList.contains('item') && !!document.activeElement.querySelector('h3')`, 10*time.Second)
+
 	// Every item shows its pointer with a copy button (the clipboard is
 	// watched, not read: headless Chromium has no clipboard to read).
 	if ptr := evalJS[string](tb, `document.querySelector('.item[data-index="1"]').dataset.pointer`); ptr != "2:1.p1" {
@@ -153,6 +163,18 @@ func TestBrowserEditingABook(t *testing.T) {
 	tb.click(`.find-form button[type="submit"]`)
 	tb.waitJS("one exact result", `document.querySelectorAll('.hit').length === 1 && document.querySelector('.hit mark')?.textContent === 'снова стояла на перроне'`, 10*time.Second)
 	target := evalJS[int](tb, `Number(document.querySelector('.hit').dataset.index)`)
+	// Ranked: the most relevant first, with scores.
+	tb.run("ranked mode", chromedp.SetValue(chromedp.CSS(".find-mode"), "ranked"))
+	tb.typeInto(".find-input", "перрон картонка")
+	tb.click(`.find-form button[type="submit"]`)
+	tb.waitJS("ranked results", `document.querySelectorAll('.hit .score').length > 1`, 10*time.Second)
+	if first := evalJS[int](tb, `Number(document.querySelector('.hit').dataset.index)`); first != target {
+		t.Errorf("the most relevant item is %d, want %d (both words)", first, target)
+	}
+	tb.run("exact mode again", chromedp.SetValue(chromedp.CSS(".find-mode"), "exact"))
+	tb.typeInto(".find-input", "снова стояла на перроне")
+	tb.click(`.find-form button[type="submit"]`)
+	tb.waitJS("one exact result again", `document.querySelectorAll('.hit').length === 1`, 10*time.Second)
 	tb.click(".hit")
 	tb.waitJS("the found item in view", itemVisible(target)+` && document.querySelector('.item[data-index="`+fmt.Sprint(target)+`"]').classList.contains('flash')`, 10*time.Second)
 	tb.shot("find")
@@ -205,6 +227,17 @@ func TestBrowserEditingABook(t *testing.T) {
 	}
 	if !strings.Contains(tb.text(`.rev[data-revision="2"]`), "Restored revision 0") {
 		t.Errorf("revert entry: %q", tb.text(`.rev[data-revision="2"]`))
+	}
+	// Any earlier version can be restored: revision 1 again.
+	tb.click(`.rev[data-revision="1"] .btn`)
+	tb.waitJS("revision 1 restored", `!!document.querySelector('.rev[data-revision="3"]') && [...document.querySelectorAll('.item')].some(el => el.textContent.includes('провожала профессора'))`, 20*time.Second)
+	if md, rev = a.raw(t, doc.DocumentID); rev != 3 || !strings.Contains(md, rewrittenVar) {
+		t.Fatalf("after restoring revision 1: revision %d", rev)
+	}
+	tb.click(".rev-bar .btn") // and undo that
+	tb.waitJS("undone again", `!!document.querySelector('.rev[data-revision="4"]')`, 20*time.Second)
+	if md, rev = a.raw(t, doc.DocumentID); rev != 4 || md != original {
+		t.Fatalf("after undoing the restore: revision %d, original %v", rev, md == original)
 	}
 
 	// Reload: the chat comes back exactly as it was.
