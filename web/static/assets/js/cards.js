@@ -6,7 +6,7 @@
 
 import { h, bytes } from './dom.js';
 import * as api from './api.js';
-import { t, opLabel } from './i18n.js';
+import { t, opLabel, toolLabel } from './i18n.js';
 
 // answerer wraps the card's answer: buttons off while it is sent, the
 // error shown when the server refuses it.
@@ -131,7 +131,7 @@ export function scopeCard(ev, answer) {
     else send({ decision: 'narrow', scopes: granted });
   };
   card.el = h('div', { class: 'card scope', 'data-approval': ev.approvalId },
-    h('div', { class: 'card-head' }, h('strong', { text: t('scope.title', { tool: ev.toolName }) }), status),
+    h('div', { class: 'card-head' }, h('strong', { text: t('scope.title', { tool: toolLabel(ev.toolName) }) }), status),
     (ev.provisioned || []).length ? h('p', { class: 'muted', text: t('scope.always', { list: ev.provisioned.join(', ') }) }) : null,
     list,
     h('div', { class: 'card-actions' },

@@ -253,7 +253,10 @@ export class Reader {
     if (again) {
       const y2 = this.tops[b] + again.offsetTop;
       this.el.scrollTop = align === 'end' ? y2 + again.offsetHeight - this.el.clientHeight + 24 : Math.max(0, y2 - 24);
-      if (flash) this.flash(again);
+      if (flash) {
+        this.flash(again);
+        this.flashIndex = -1; // a later re-render does not flash it again
+      }
       if (focus) this.focusItem(index);
     }
   }
@@ -262,6 +265,7 @@ export class Reader {
     el.classList.remove('flash');
     void el.offsetWidth; // restart the animation
     el.classList.add('flash');
+    el.addEventListener('animationend', () => el.classList.remove('flash'), { once: true });
   }
 
   // jumpToPointer resolves a pointer and scrolls to its item.
