@@ -58,6 +58,9 @@ type AppOptions struct {
 	// examples/zvezdochkin.md.
 	SampleName string
 	Sample     []byte
+	// Web is the web app served at / (nil: none); cmd/aite passes package
+	// web's.
+	Web WebApp
 }
 
 // App is the whole aite server built from a configuration: the SQLite
@@ -292,6 +295,7 @@ func (a *App) newServer() (*Server, error) {
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
+		Web:          a.opts.Web,
 		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, CORS: cfg.CORS.Enabled,
 		DocumentMaxBytes: cfg.Documents.MaxBytes, MemoryK: cfg.Memory.K, Logger: a.log, Clock: a.opts.Clock}
 	if cfg.Auth.Enabled {

@@ -56,6 +56,7 @@ type ChatSummary struct {
 	LastRunContent string `json:"lastRunContent"`
 	ReadStatus     int    `json:"readStatus"`
 	ReadAt         *int64 `json:"readAt"`
+	DocumentID     string `json:"documentId,omitempty"` // [EXT] the document the chat is bound to
 }
 
 // ReadResult is the data of POST /read.
@@ -93,7 +94,8 @@ type CancelResult struct {
 
 // handleChats serves GET /chats: without lastRunId every chat by lastRunId
 // desc, then updatedAt desc; with lastRunId=X only the chats whose
-// lastRunId > X, ascending (incremental sync).
+// lastRunId > X, ascending (incremental sync). [EXT] documentId=D keeps
+// only the chats bound to document D.
 func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 	chats, err := s.opts.Store.ListChats(r.Context())
 	if err != nil {
@@ -103,6 +105,14 @@ func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 	after := strings.TrimSpace(r.URL.Query().Get("lastRunId"))
 	if after != "" {
 		chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return c.LastRunID <= after })
+	}
+	if doc := strings.TrimSpace(r.URL.Query().Get("documentId")); doc != "" {
+		id, ok := uuidCanonical(doc)
+		if !ok {
+			writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+			return
+		}
+		chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return c.DocumentID != id })
 	}
 	slices.SortStableFunc(chats, func(a, b store.Chat) int {
 		c := cmp.Or(strings.Compare(a.LastRunID, b.LastRunID), a.UpdatedAt.Compare(b.UpdatedAt))
@@ -122,7 +132,7 @@ func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 func chatSummary(c store.Chat) ChatSummary {
 	sum := ChatSummary{ChatID: c.ID, ChatName: c.Name, AgentKey: c.AgentKey, CreatedAt: c.CreatedAt.UnixMilli(),
 		UpdatedAt: c.UpdatedAt.UnixMilli(), LastRunID: c.LastRunID, LastRunContent: c.LastRunContent,
-		ReadStatus: c.ReadStatus}
+		ReadStatus: c.ReadStatus, DocumentID: c.DocumentID}
 	if c.ReadAt != nil {
 		at := c.ReadAt.UnixMilli()
 		sum.ReadAt = &at

@@ -61,6 +61,9 @@ type Options struct {
 	// MCPCursorAgent returns the cursor agent MCP clients may run (on the
 	// default model), or nil when there is none; nil: none.
 	MCPCursorAgent func() *cursoragent.Agent
+	// Web is the web app served at / next to the API (nil: none; see
+	// webapp.go).
+	Web WebApp
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
@@ -113,8 +116,9 @@ func New(opts Options) *Server {
 	return s
 }
 
-// Handler returns the server's handler: auth (when on), CORS (when on), the
-// routes, and 404 envelopes for everything else.
+// Handler returns the server's handler: the web app's pages (when set),
+// then auth (when on), CORS (when on), the routes, and 404 envelopes for
+// everything else.
 func (s *Server) Handler() http.Handler {
 	var h http.Handler = s.mux
 	if s.opts.Auth != nil {
@@ -124,7 +128,7 @@ func (s *Server) Handler() http.Handler {
 	if s.opts.CORS {
 		h = cors(h)
 	}
-	return h
+	return s.withWeb(h)
 }
 
 // routes registers every endpoint. Handlers live in their own files.
@@ -133,6 +137,7 @@ func (s *Server) routes() {
 	s.registerDocuments() // /documents /document /document/items /document/raw /document/history
 	s.registerChats()     // /chats /read /chat /query /submit /run/stream /runs /run/cancel
 	s.mountMCP()          // /mcp, the book tools for MCP clients (mcp.go)
+	s.registerPresent()   // /render /diff
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found", nil)
 	})

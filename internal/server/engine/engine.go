@@ -96,6 +96,9 @@ type Emitter interface {
 	Submit(toolID string, payload json.RawMessage)
 	// DocumentEdit is document.edit for one applied edit of call toolID.
 	DocumentEdit(toolID string, e tool.Edit)
+	// ToolProgress is tool.progress: a report from inside the running call
+	// toolID, before its result.
+	ToolProgress(toolID string, p tool.Progress)
 	// ToolResult is tool.result (the § 7.1 string); ActionResult is
 	// action.result (the result text; JSON when it parses).
 	ToolResult(id, result string)

@@ -155,9 +155,17 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}
+		var spAt, spOld, spNew, reverted any // NULL: not recorded
+		if sp := e.Splice; sp != nil {
+			spAt, spOld, spNew = sp.At, sp.Old, sp.New
+		}
+		if e.RevertedTo != nil {
+			reverted = *e.RevertedTo
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at)
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at, spAt, spOld, spNew, reverted)
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
@@ -182,12 +190,21 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 		out, err = queryAll(ctx, tx, func(sc scanner) (store.DocumentEdit, error) {
 			var e store.DocumentEdit
 			var at int64
+			var spAt, reverted sql.NullInt64
+			var spOld, spNew sql.NullString
 			err := sc.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer,
-				&e.Before, &e.After, &at)
+				&e.Before, &e.After, &at, &spAt, &spOld, &spNew, &reverted)
 			e.At = fromMillis(at)
+			if spAt.Valid {
+				e.Splice = &store.Splice{At: int(spAt.Int64), Old: spOld.String, New: spNew.String}
+			}
+			if reverted.Valid {
+				r := int(reverted.Int64)
+				e.RevertedTo = &r
+			}
 			return e, err
-		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at
-			FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
+		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+			splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
 		return err
 	})
 	return out, err
