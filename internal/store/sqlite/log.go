@@ -128,26 +128,46 @@ func (s *Store) ListSystems(ctx context.Context, runID string) ([]store.SystemSn
 
 // AppendEvents implements store.Events.
 func (s *Store) AppendEvents(ctx context.Context, runID string, events ...store.Event) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return appendEvents(ctx, tx, runID, events) })
+}
+
+// AppendEventLogs implements store.Events: one IMMEDIATE transaction, so one fsync, for the
+// events of every run (the server's group commit).
+func (s *Store) AppendEventLogs(ctx context.Context, events ...store.Event) error {
+	runIDs, byRun, err := store.EventsByRun(events)
+	if err != nil {
+		return err
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		last, err := lastSeq(ctx, tx, runID)
-		if err != nil {
-			return err
-		}
-		if err := store.ValidateEvents(runID, last, events); err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO events (run_id, seq, type, timestamp, event) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("sqlite: appending events to run %q: %w", runID, err)
-		}
-		defer stmt.Close()
-		for _, e := range events {
-			if _, err := stmt.ExecContext(ctx, runID, e.Seq, e.Type, e.Timestamp, string(e.Body)); err != nil {
-				return fmt.Errorf("sqlite: appending event seq %d to run %q: %w", e.Seq, runID, err)
+		for _, id := range runIDs {
+			if err := appendEvents(ctx, tx, id, byRun[id]); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
+}
+
+// appendEvents appends events to run runID inside tx.
+func appendEvents(ctx context.Context, tx *sql.Tx, runID string, events []store.Event) error {
+	last, err := lastSeq(ctx, tx, runID)
+	if err != nil {
+		return err
+	}
+	if err := store.ValidateEvents(runID, last, events); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events (run_id, seq, type, timestamp, event) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("sqlite: appending events to run %q: %w", runID, err)
+	}
+	defer stmt.Close()
+	for _, e := range events {
+		if _, err := stmt.ExecContext(ctx, runID, e.Seq, e.Type, e.Timestamp, string(e.Body)); err != nil {
+			return fmt.Errorf("sqlite: appending event seq %d to run %q: %w", e.Seq, runID, err)
+		}
+	}
+	return nil
 }
 
 // ListEvents implements store.Events.
