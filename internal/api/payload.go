@@ -182,11 +182,14 @@ type ApprovalDecision struct {
 	ParentToolID string   `json:"parentToolId,omitempty"`
 }
 
-// ErrorInfo says why a run failed (codes of § 3.5).
+// ErrorInfo says why a run failed (codes of § 3.5). Reason [EXT] tells why a
+// run_aborted run was stopped (AbortCanceled, AbortSuperseded, AbortShutdown);
+// empty otherwise.
 type ErrorInfo struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	Retriable bool   `json:"retriable"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // RunError is the payload of run.error.
