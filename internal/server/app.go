@@ -109,7 +109,7 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	if a.store, err = sqlite.Open(cfg.Storage.SQLitePath); err != nil {
 		return nil, fmt.Errorf("server: open the database: %w", err)
 	}
-	a.runs = NewRunManager(a.store, RunOptions{FlushInterval: cfg.EventFlush(), Clock: opts.Clock, Logger: a.log})
+	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log})
 	if err := a.runs.RecoverInterrupted(ctx); err != nil {
 		a.log.Error("closing interrupted runs failed", "err", err)
 	}

@@ -239,30 +239,20 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 	return d, nil
 }
 
-// runEvents returns the live event log of a run so far. A run marked
-// running is read from the RunManager (Subscribe's replay, which also holds
-// the events not yet flushed to the store); an ended run from the store.
+// runEvents returns the live event log of a run so far, from the store
+// (every event a client saw is stored): for a running run the events its
+// subscribers may see, so not a terminal event stored but not yet sent.
 func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, error) {
-	if run.Status != store.RunRunning {
-		return s.opts.Store.ListEvents(ctx, run.ID, 0)
-	}
-	ch, unsubscribe, err := s.opts.Runs.Subscribe(run.ID, 0)
+	log, err := s.opts.Store.ListEvents(ctx, run.ID, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer unsubscribe()
-	var out []store.Event
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return out, nil
-			}
-			out = append(out, store.Event{RunID: run.ID, Seq: e.Seq, Type: e.Type, Timestamp: e.Timestamp, Body: marshalEvent(e)})
-		default: // the replay is buffered before Subscribe returns: what is left is live
-			return out, nil
+	if visible, ok := s.opts.Runs.visibleSeq(run.ID); ok {
+		for len(log) > 0 && log[len(log)-1].Seq > visible {
+			log = log[:len(log)-1]
 		}
 	}
+	return log, nil
 }
 
 // mergeReferences appends the references of a stored query whose id has

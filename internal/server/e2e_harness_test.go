@@ -187,7 +187,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	h.st = st
-	h.runs = server.NewRunManager(st, server.RunOptions{FlushInterval: 20 * time.Millisecond})
+	h.runs = server.NewRunManager(st, server.RunOptions{})
 	if opts.recover {
 		if err := h.runs.RecoverInterrupted(context.Background()); err != nil {
 			t.Fatal(err)

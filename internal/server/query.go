@@ -288,8 +288,8 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 		Execute: func(ctx context.Context, a *Assembler) error {
 			return s.opts.Engine.Execute(ctx, spec, a)
 		},
-		Finished: func(ctx context.Context, log []api.Event) {
-			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, log)
+		Finished: func(ctx context.Context, content string) {
+			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)
 		},
 	})
 	if errors.Is(err, ErrChatBusy) {
@@ -369,8 +369,7 @@ func continuePlan(params map[string]json.RawMessage) bool {
 // updatedAt, lastRunContent (the run's content text, else the user
 // message), unread. RunSpec.Finished calls it before the terminal event
 // reaches any subscriber.
-func (s *Server) recordRunEnd(ctx context.Context, chatID, runID, message string, log []api.Event) {
-	content := contentText(log)
+func (s *Server) recordRunEnd(ctx context.Context, chatID, runID, message, content string) {
 	if content == "" {
 		content = message
 	}
@@ -404,7 +403,7 @@ func contentText(log []api.Event) string {
 // stream follows run runID from afterSeq on the response (§ 3.6): the
 // request is a mere subscriber, its end does not stop the run.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, runID string, afterSeq int64) {
-	events, unsubscribe, err := s.opts.Runs.Subscribe(runID, afterSeq)
+	sub, err := s.opts.Runs.Subscribe(r.Context(), runID, afterSeq)
 	if errors.Is(err, ErrRunNotFound) {
 		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
 		return
@@ -413,8 +412,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, runID string, af
 		s.writeInternal(w, r, err)
 		return
 	}
-	defer unsubscribe()
-	err = Serve(r.Context(), w, r, events, s.opts.Heartbeat, s.opts.DoneMarker)
+	defer sub.Close()
+	err = Serve(r.Context(), w, r, sub, StreamOptions{Heartbeat: s.opts.Heartbeat, Done: s.opts.DoneMarker, Stall: s.opts.Stall})
 	switch {
 	case errors.Is(err, ErrNoFlush):
 		s.writeInternal(w, r, err)

@@ -60,6 +60,7 @@ type Options struct {
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
+	Stall            time.Duration // sse.stallTimeoutMs: a client reading nothing that long is given up (0: never)
 	DoneMarker       bool          // sse.doneMarker
 	CORS             bool          // cors.enabled
 	DocumentMaxBytes int64         // documents.maxBytes (default 8 MiB)

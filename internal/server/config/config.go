@@ -290,9 +290,6 @@ func (c Config) ChatTokenIssuer(clock func() time.Time) *auth.Issuer {
 		TTL: time.Duration(t.TTLSeconds) * time.Second, Clock: clock}
 }
 
-// EventFlush returns storage.eventFlushMs as a duration.
-func (c Config) EventFlush() time.Duration { return ms(c.Storage.EventFlushMs) }
-
 // Heartbeat returns sse.heartbeatMs as a duration.
 func (c Config) Heartbeat() time.Duration { return ms(c.SSE.HeartbeatMs) }
 

@@ -42,7 +42,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, DirsConfig{Agents: filepath.Join(data, "agents"), Models: filepath.Join(data, "models"),
 		Tools: filepath.Join(data, "tools"), Skills: filepath.Join(data, "skills"),
 		Viewports: filepath.Join(data, "viewports"), Data: filepath.Join(data, "data")}, c.Dirs)
-	require.Equal(t, 200*time.Millisecond, c.EventFlush())
+	require.Equal(t, 200, c.Storage.EventFlushMs)
 	require.Equal(t, 15*time.Second, c.Heartbeat())
 	require.Equal(t, 300*time.Second, c.FrontendTimeout())
 	require.Equal(t, "bookEditor", c.Agents.Default)

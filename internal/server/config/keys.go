@@ -27,7 +27,7 @@ var keys = []Key{
 	{Name: "storage.sqlitePath", Env: "AITE_DB", Default: "<data>/" + DefaultDBName,
 		Help: "the SQLite database file", set: str(func(c *Config) *string { return &c.Storage.SQLitePath })},
 	{Name: "storage.eventFlushMs", Env: "AITE_EVENT_FLUSH_MS", Default: strconv.Itoa(DefaultEventFlushMs),
-		Help: "longest time a run event stays in memory only", set: integer(func(c *Config) *int { return &c.Storage.EventFlushMs })},
+		Help: "no effect (kept for compatibility): every run event is stored before it is sent", set: integer(func(c *Config) *int { return &c.Storage.EventFlushMs })},
 	dirKey("agents", "agent definitions (*.json)", func(c *Config) *string { return &c.Dirs.Agents }),
 	dirKey("models", "model files (<key>.json)", func(c *Config) *string { return &c.Dirs.Models }),
 	dirKey("tools", "tool files (*.backend, *.frontend, *.action)", func(c *Config) *string { return &c.Dirs.Tools }),
