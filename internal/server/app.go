@@ -294,7 +294,8 @@ func (a *App) newServer() (*Server, error) {
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools,
-		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, CORS: cfg.CORS.Enabled,
+		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, Stall: cfg.Stall(),
+		Guard:            Guard{Hosts: cfg.Server.AllowedHosts, CORS: cfg.CORS.Enabled, Origins: cfg.CORS.AllowedOrigins},
 		DocumentMaxBytes: cfg.Documents.MaxBytes, MemoryK: cfg.Memory.K, Logger: a.log, Clock: a.opts.Clock}
 	if cfg.Auth.Enabled {
 		v, err := auth.NewVerifier(cfg.AuthConfig(), a.opts.HTTPClient, a.opts.Clock)
@@ -420,7 +421,12 @@ func (a *App) ListenAndServe(ctx context.Context) error {
 // requests get ShutdownTimeout to finish, and the watcher and the database
 // are closed. It returns nil after a shutdown caused by ctx.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	// Connection hygiene: a request's headers and its whole body must arrive
+	// in time, and an idle kept-alive connection is closed. No write
+	// timeout: streams are long; each SSE frame has its own write deadline
+	// (sse.stallTimeoutMs).
+	readHeader, read, idle := a.cfg.HTTPTimeouts()
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: readHeader, ReadTimeout: read, IdleTimeout: idle,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -110,6 +110,7 @@ func (s *Server) serveDataFile(w http.ResponseWriter, r *http.Request, target st
 	h.Set("Content-Disposition", auth.ContentDisposition(name, download, ct))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", dataCSP)
 	h.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {

@@ -94,7 +94,7 @@ type dtRaw struct {
 
 func dtFetch(t *testing.T, h http.Handler, target string, header http.Header) dtRaw {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req := localRequest(http.MethodGet, target, nil)
 	for k, v := range header {
 		req.Header[k] = v
 	}

@@ -497,7 +497,8 @@ func (s *Server) registerDocuments() {
 		s.opts.Documents.Logger = s.opts.Logger
 	}
 	s.mux.HandleFunc("GET /api/ap/documents", s.listDocuments)
-	s.mux.HandleFunc("POST /api/ap/documents", s.createDocument)
+	s.Route("POST /api/ap/documents", http.HandlerFunc(s.createDocument),
+		Policy{Bodies: []string{"application/json", "multipart/form-data"}})
 	s.mux.HandleFunc("GET /api/ap/document", s.getDocument)
 	s.mux.HandleFunc("GET /api/ap/document/items", s.getDocumentItems)
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
