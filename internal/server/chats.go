@@ -100,6 +100,7 @@ func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
+	chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return !s.visible(r.Context(), c.Owner) })
 	after := strings.TrimSpace(r.URL.Query().Get("lastRunId"))
 	if after != "" {
 		chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return c.LastRunID <= after })
@@ -153,7 +154,8 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
 }
 
 // existingChat validates a chatId parameter (blank → V, non-UUID → 400)
-// and returns the chat it names (else 404).
+// and returns the chat it names (else, or when the request may not see it,
+// 404).
 func (s *Server) existingChat(ctx context.Context, raw string) (store.Chat, error) {
 	if strings.TrimSpace(raw) == "" {
 		return store.Chat{}, invalidFields(map[string]string{"chatId": reasonRequired})
@@ -162,7 +164,7 @@ func (s *Server) existingChat(ctx context.Context, raw string) (store.Chat, erro
 	if !ok {
 		return store.Chat{}, badRequest("chatId must be a valid UUID")
 	}
-	chat, err := s.opts.Store.GetChat(ctx, chatID)
+	chat, err := s.visibleChat(ctx, chatID)
 	if err != nil {
 		return store.Chat{}, chatLookupError(chatID, err)
 	}
@@ -327,11 +329,14 @@ func (s *Server) chatImageToken(ctx context.Context, chatID string) string {
 	return tok
 }
 
-// handleRuns serves GET /runs [EXT].
+// handleRuns serves GET /runs [EXT]: the running runs the request may see.
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	list := s.opts.Runs.List()
 	out := make([]RunSummary, 0, len(list))
 	for _, ri := range list {
+		if _, err := s.visibleChat(r.Context(), ri.ChatID); err != nil {
+			continue
+		}
 		out = append(out, RunSummary{RunID: ri.RunID, ChatID: ri.ChatID, AgentKey: ri.AgentKey, StartedAt: ri.StartedAt.UnixMilli()})
 	}
 	writeOK(w, out)
@@ -351,7 +356,11 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, map[string]string{"runId": reasonRequired})
 		return
 	}
-	switch err := s.opts.Runs.Cancel(runID); {
+	err := s.checkRun(r.Context(), runID)
+	if err == nil {
+		err = s.opts.Runs.Cancel(runID)
+	}
+	switch {
 	case errors.Is(err, ErrRunNotFound):
 		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
 	case errors.Is(err, ErrRunNotRunning):

@@ -78,8 +78,9 @@ type Documents struct {
 // docState is the in-memory state of one document.
 type docState struct {
 	mu       sync.Mutex
-	loaded   bool // the session holds the document
-	revision int  // the revision of the session's text
+	loaded   bool   // the session holds the document
+	revision int    // the revision of the session's text
+	owner    string // store.Document.Owner
 }
 
 // NewDocuments returns the documents of st; clock stamps creations and edits
@@ -117,14 +118,14 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	var doc store.Document
 	if err == nil {
 		doc, err = d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
-			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now})
+			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 	}
 	if err != nil {
 		_ = d.session.Close(id)
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true}
+	d.docs[id] = &docState{loaded: true, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -181,9 +182,19 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision = true, doc.Revision
+		ds.loaded, ds.revision, ds.owner = true, doc.Revision, doc.Owner
 	}
 	return f(ds)
+}
+
+// owner returns the owner of document id (loading it like every access).
+func (d *Documents) owner(ctx context.Context, id string) (string, error) {
+	var owner string
+	err := d.locked(ctx, id, func(ds *docState) error {
+		owner = ds.owner
+		return nil
+	})
+	return owner, err
 }
 
 // load puts a stored document into the session with the item ids it had
@@ -511,16 +522,19 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	out := make([]documentSummary, len(docs)) // the store lists most recently updated first
-	for i, d := range docs {
-		out[i] = summarizeDocument(d)
+	out := make([]documentSummary, 0, len(docs)) // the store lists most recently updated first
+	for _, d := range docs {
+		if s.visible(r.Context(), d.Owner) {
+			out = append(out, summarizeDocument(d))
+		}
 	}
 	writeOK(w, out)
 }
 
 // documentIDParam reads the required documentId parameter: blank → 400
-// Validation failed, not a UUID → 400; the id is returned in lowercase.
-func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+// Validation failed, not a UUID → 400; the id is returned in lowercase. A
+// document the request may not see is answered 404 like an unknown one.
+func (s *Server) documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id, ok := metaQuery(w, r, "documentId")
 	if !ok {
 		return "", false
@@ -528,6 +542,10 @@ func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	canon, valid := uuidCanonical(id)
 	if !valid {
 		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return "", false
+	}
+	if err := s.visibleDocument(r.Context(), canon); err != nil {
+		s.documentFailure(w, r, canon, err)
 		return "", false
 	}
 	return canon, true
@@ -544,7 +562,7 @@ func (s *Server) documentFailure(w http.ResponseWriter, r *http.Request, id stri
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -563,7 +581,7 @@ const (
 )
 
 func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -594,7 +612,7 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -607,7 +625,7 @@ func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}

@@ -117,6 +117,8 @@ func (s *Server) resolveChat(ctx context.Context, q *preparedQuery) error {
 		return nil
 	case err != nil:
 		return err
+	case !s.visible(ctx, chat.Owner):
+		return chatLookupError(q.chatID, store.ErrNotFound) // another user's chat
 	}
 	q.chat, q.exists = chat, true
 	runs, err := s.opts.Store.ListRuns(ctx, q.chatID)
@@ -189,21 +191,23 @@ func (s *Server) resolveDocument(ctx context.Context, q *preparedQuery) error {
 			if err != nil {
 				return err
 			}
-			if len(docs) > 0 {
-				q.docID = docs[0].ID
-				q.rebind = q.rebind || q.exists
+			for _, d := range docs {
+				if s.visible(ctx, d.Owner) {
+					q.docID = d.ID
+					q.rebind = q.rebind || q.exists
+					break
+				}
 			}
 		}
 		return nil
 	}
-	doc, err := s.opts.Store.GetDocument(ctx, sel)
-	if errors.Is(err, store.ErrNotFound) {
+	if err := s.visibleDocument(ctx, sel); errors.Is(err, store.ErrNotFound) {
 		return badRequest("Unknown documentId: %s", sel)
 	} else if err != nil {
 		return err
 	}
-	q.docID = doc.ID
-	q.rebind = q.rebind || (q.exists && q.chat.DocumentID != doc.ID)
+	q.docID = sel
+	q.rebind = q.rebind || (q.exists && q.chat.DocumentID != sel)
 	return nil
 }
 
@@ -305,7 +309,7 @@ func (s *Server) saveChat(ctx context.Context, q *preparedQuery) error {
 	now := s.opts.Clock()
 	if !q.exists {
 		err := s.opts.Store.CreateChat(ctx, store.Chat{ID: q.chatID, Name: q.chatName(), AgentKey: q.agent.Key,
-			DocumentID: q.docID, CreatedAt: now, UpdatedAt: now})
+			DocumentID: q.docID, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 		if errors.Is(err, store.ErrExists) {
 			return errChatCreated
 		}
