@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
@@ -91,10 +92,24 @@ func (s *Server) prepareQuery(ctx context.Context, req api.QueryRequest) (*prepa
 	if err := s.resolveDocument(ctx, q); err != nil {
 		return nil, err
 	}
-	if id, ok := s.opts.Runs.Active(q.chatID); ok {
+	if id, ok := s.supersede(ctx, q.chatID); !ok {
 		return nil, busyError(id)
 	}
 	return q, nil
+}
+
+// supersedeWait bounds how long a query waits for the run it supersedes to
+// end (its terminal event stored and its chat updated).
+const supersedeWait = 10 * time.Second
+
+// supersede applies the busy-chat rule: a chat's running run that a client
+// follows keeps the chat (400 busy, § 2.1); one that no client follows any
+// more (the client's Stop closed the stream, or a reload) is canceled with
+// reason superseded, so the new query runs (RunManager.Supersede).
+func (s *Server) supersede(ctx context.Context, chatID string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, supersedeWait)
+	defer cancel()
+	return s.opts.Runs.Supersede(ctx, chatID)
 }
 
 // busyError is 400 "Chat has an active run: <runId>" with data.activeRunId.

@@ -356,6 +356,60 @@ func TestQueryBusyChat(t *testing.T) {
 	require.Len(t, runs, 1, "no second run was stored")
 }
 
+// Issue 14: a client's Stop button only closed the stream, and the next
+// message got 400 "Chat has an active run" for up to 300 s. A query on a
+// chat whose running run no client follows supersedes that run: it ends
+// with run.error run_aborted, reason superseded, and the new run starts.
+// While a client follows it (here a reattached stream) the 400 stays.
+func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	e := newChEnv(t, chStall(release), nil)
+	first := e.query(`{"message":"hi"}`)
+	live := first.until(api.TypeContentDelta)
+	var chatID string
+	live[0].field(t, "chatId", &chatID)
+	runID := chRunID(t, live)
+
+	follower := e.open(http.MethodGet, "/api/ap/run/stream?runId="+runID, "", nil)
+	first.close() // the Stop button: the first client goes away
+	follower.until(api.TypeContentDelta)
+	e.fail(http.MethodPost, "/api/ap/query", `{"message":"again","chatId":"`+chatID+`"}`, 400, "Chat has an active run: "+runID)
+
+	follower.close() // now nobody follows the run
+	waitClients(t, e.runs, runID, 0)
+	second := e.query(`{"message":"again","chatId":"` + chatID + `"}`)
+	evs := second.until(api.TypeRunStart)
+	require.NotEqual(t, runID, chRunID(t, evs), "a new run")
+
+	ended := e.open(http.MethodGet, "/api/ap/run/stream?runId="+runID, "", nil).rest()
+	last := chEvents(t, ended)
+	var info api.ErrorInfo
+	last[len(last)-1].field(t, "error", &info)
+	require.Equal(t, api.ErrorInfo{Code: api.CodeRunAborted, Message: "the run was superseded by a new query in its chat",
+		Retriable: true, Reason: api.AbortSuperseded}, info)
+	run, err := e.st.GetRun(context.Background(), runID)
+	require.NoError(t, err)
+	require.Equal(t, api.CodeRunAborted, run.ErrorCode)
+}
+
+// waitClients waits until run runID has n clients (or has ended).
+func waitClients(t *testing.T, m *RunManager, runID string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		m.mu.Lock()
+		r := m.runs[runID]
+		m.mu.Unlock()
+		if r == nil || r.Clients() == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s keeps %d clients", runID, r.Clients())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Row 66.
 func TestQueryDisconnectDoesNotStopRun(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) { testDisconnect(t, st) })
