@@ -289,6 +289,7 @@ func (a *App) registerSample(ctx context.Context) error {
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
 	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
+		AllowInlineCode: cfg.Skills.AllowInlineCode,
 		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
 		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,

@@ -164,6 +164,10 @@ type Engine struct {
 	// applied document edit of call toolID: the engine streams it as
 	// document.edit. Optional.
 	Activities func(ctx context.Context, spec Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error)
+	// AllowInlineCode is skills.allowInlineCode: code sent in
+	// _skill_run_script_'s pythonCode runs for skills that declare
+	// inlineCode (default false: only the scripts shipped with a skill).
+	AllowInlineCode bool
 	// MaxRetryWait is the longest provider Retry-After the engine waits
 	// before its one reconnect (default DefaultMaxRetryWait); a longer one
 	// ends the model call at once and the run.error says so.
