@@ -168,6 +168,10 @@ func TestAppStartsOnDefaults(t *testing.T) {
 	for _, key := range []string{"bookEditor", "demoOneshot", "demoReact", "demoPlanner", "demoAction", "demoConfirm", "demoSkill"} {
 		require.Contains(t, agents, key)
 	}
+	require.Contains(t, agents, "bookEditorProtocol")
+	for _, internal := range []string{"cursorAgent", "paragraphEditor"} {
+		require.NotContains(t, agents, internal, "an internal sub-agent is not listed")
+	}
 	require.Equal(t, "REACT", agents["bookEditor"].Meta.Mode)
 	require.Contains(t, agents["bookEditor"].Meta.Tools, "editor-replace_text")
 

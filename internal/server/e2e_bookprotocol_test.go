@@ -881,3 +881,22 @@ func TestGoldenProtocolInstancedEdit(t *testing.T) {
 		t.Errorf("document history toolIds: %v", ids)
 	}
 }
+
+// Issue 14: from a client that selects no document, every book tool of
+// bookEditorProtocol failed with "no book is open": the latest-document
+// fallback of bookEditor knew only the classic tool names. The protocol
+// book editor now works on the most recently updated document too, bound
+// to the chat like a selection.
+func TestBookProtocolWithoutSelectionUsesTheLatestDocument(t *testing.T) {
+	h := bookProtocolHarness(t, testBook, nil)
+	h.llm.SetHandler(func(llmtest.Request) llmtest.Response { return text("no solution") })
+	frames := h.run(`{"message":"Where does the professor first appear?","agentKey":"bookEditorProtocol"}`, nil)
+	chatID, _ := frames[0].data["chatId"].(string)
+	chat, err := h.st.GetChat(context.Background(), chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.DocumentID != h.docID {
+		t.Errorf("the protocol book editor's chat is bound to document %q, want the latest, %q", chat.DocumentID, h.docID)
+	}
+}

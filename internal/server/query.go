@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -153,17 +155,17 @@ func (s *Server) resolveAgent(q *preparedQuery) error {
 		return errors.New("server: no definitions loaded")
 	}
 	if q.exists && q.chat.AgentKey != "" {
-		if a, ok := q.defs.Agent(q.chat.AgentKey); ok {
+		if a, ok := runnableAgent(q.defs, q.chat.AgentKey); ok {
 			q.agent = a
 			return nil
 		}
 	}
 	key := strings.TrimSpace(q.req.AgentKey)
-	a, ok := q.defs.Agent(key)
+	a, ok := runnableAgent(q.defs, key)
 	switch strings.ToLower(key) {
 	case "", "auto", "default":
-		if a, ok = q.defs.Agent(s.opts.DefaultAgent); !ok {
-			if all := q.defs.Agents(); len(all) > 0 {
+		if a, ok = runnableAgent(q.defs, s.opts.DefaultAgent); !ok {
+			if all := listedAgents(q.defs); len(all) > 0 {
 				a, ok = all[0], true
 			}
 		}
@@ -179,10 +181,23 @@ func (s *Server) resolveAgent(q *preparedQuery) error {
 	return nil
 }
 
+// runnableAgent returns the agent key names unless it is an internal
+// sub-agent (AgentDef.Internal), which only its parent agents run.
+func runnableAgent(defs *agentdef.Snapshot, key string) (agentdef.AgentDef, bool) {
+	a, ok := defs.Agent(key)
+	return a, ok && !a.Internal
+}
+
+// listedAgents are the agents clients see (GET /agents, the available
+// list), sorted by key: all but the internal sub-agents.
+func listedAgents(defs *agentdef.Snapshot) []agentdef.AgentDef {
+	return slices.DeleteFunc(defs.Agents(), func(a agentdef.AgentDef) bool { return a.Internal })
+}
+
 // unknownAgent is 400 "Unknown agentId: <key>. Available: [<k1>, <k2>]".
 func unknownAgent(key string, defs *agentdef.Snapshot) error {
 	var keys []string
-	for _, a := range defs.Agents() {
+	for _, a := range listedAgents(defs) {
 		keys = append(keys, a.Key)
 	}
 	return badRequest("Unknown agentId: %s. Available: [%s]", key, strings.Join(keys, ", "))
@@ -226,11 +241,15 @@ func (s *Server) resolveDocument(ctx context.Context, q *preparedQuery) error {
 	return nil
 }
 
-// bookToolNames are the names of the book tools.
+// bookToolNames are the names of the book tools: the classic ones and the
+// protocol book editor's activities.
 var bookToolNames = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
 	for _, t := range booktools.Tools(booktools.Env{}) {
 		names[strings.ToLower(t.Name())] = true
+	}
+	for _, n := range bookprotocol.ActivityNames() {
+		names[strings.ToLower(n)] = true
 	}
 	return names
 })
@@ -354,11 +373,13 @@ func (q *preparedQuery) chatName() string {
 }
 
 // requestQuery is the request.query payload (§ 3.2), also the stored
-// query of the run: the canonical chatId, requestId defaulting to the
-// runId, role to user, params without the internal "__" keys.
+// query of the run: the canonical chatId, the agentKey of the agent that
+// runs (whatever the request named: blank, auto, another agent while the
+// chat stays bound to its own), requestId defaulting to the runId, role to
+// user, params without the internal "__" keys.
 func requestQuery(q *preparedQuery, runID string) api.RequestQuery {
 	rq := api.RequestQuery{RequestID: strings.TrimSpace(q.req.RequestID), ChatID: q.chatID,
-		Role: strings.TrimSpace(q.req.Role), Message: q.req.Message, AgentKey: strings.TrimSpace(q.req.AgentKey),
+		Role: strings.TrimSpace(q.req.Role), Message: q.req.Message, AgentKey: q.agent.Key,
 		References: q.req.References, Scene: q.req.Scene, Stream: q.req.Stream}
 	if rq.RequestID == "" {
 		rq.RequestID = runID

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
@@ -149,8 +150,8 @@ func TestQueryBootstrapAndEcho(t *testing.T) {
 	runID = chRunID(t, evs)
 	var rq api.RequestQuery
 	require.NoError(t, json.Unmarshal([]byte(evs[0].Raw), &rq))
-	require.Equal(t, api.RequestQuery{RequestID: runID, ChatID: chatID, Role: "assistant", Message: "again"}, rq,
-		"requestId defaults to the runId")
+	require.Equal(t, api.RequestQuery{RequestID: runID, ChatID: chatID, Role: "assistant", Message: "again", AgentKey: "zeta"}, rq,
+		"requestId defaults to the runId; agentKey names the chat's agent, which runs")
 	require.False(t, e.eng.lastSpec(t).ContinuePlan)
 }
 
@@ -444,4 +445,45 @@ func testDisconnect(t *testing.T, st store.Store) {
 	var text string
 	evs[3].field(t, "text", &text)
 	require.Equal(t, "Hi!", text)
+}
+
+// Issue 14: request.query.agentKey names the agent that actually runs (the
+// request may say "auto", nothing, or another agent than the chat's), and
+// internal sub-agents (a flag in the definition) are not listed by /agents,
+// not offered in "Available", not chosen as the default and not run by a
+// query of their own.
+func TestQueryAgentKeyAndInternalAgents(t *testing.T) {
+	e := newChEnv(t, chAnswer("ok"), nil)
+	files := maps.Clone(chAgentFiles)
+	files["aaHelper.json"] = `{"key": "aaHelper", "name": "Helper", "internal": true, "mode": "ONESHOT",
+		"modelConfig": {"modelKey": "m1"}, "plain": {"systemPrompt": "h"}}`
+	e.defs.Store(chLoadAgents(t, files))
+
+	agentKey := func(evs []chEvent) string {
+		var rq api.RequestQuery
+		require.NoError(t, json.Unmarshal([]byte(evs[0].Raw), &rq))
+		return rq.AgentKey
+	}
+	evs := e.query(`{"message":"hi","agentKey":"auto"}`).until(api.TypeRunComplete)
+	require.Equal(t, "bookEditor", agentKey(evs))
+	var chatID string
+	evs[0].field(t, "chatId", &chatID)
+	e.waitIdle()
+	evs = e.query(`{"message":"again","chatId":"` + chatID + `","agentKey":"zeta"}`).until(api.TypeRunComplete)
+	require.Equal(t, "bookEditor", agentKey(evs), "the chat stays bound to its agent")
+
+	var list []agentSummary
+	e.ok(http.MethodGet, "/api/ap/agents", "", &list)
+	for _, a := range list {
+		require.NotEqual(t, "aaHelper", a.Key)
+	}
+	e.fail(http.MethodPost, "/api/ap/query", `{"message":"hi","agentKey":"aaHelper"}`, 400,
+		"Unknown agentId: aaHelper. Available: [alpha, bookEditor, zeta]")
+
+	// Without the default agent, the first listed one runs, not an internal one.
+	delete(files, "bookEditor.json")
+	e.defs.Store(chLoadAgents(t, files))
+	e.waitIdle()
+	evs = e.query(`{"message":"hi"}`).until(api.TypeRunComplete)
+	require.Equal(t, "alpha", agentKey(evs))
 }
