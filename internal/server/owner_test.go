@@ -2,12 +2,7 @@ package server
 
 import (
 	"context"
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -52,20 +47,11 @@ func newOwnerEnv(t *testing.T) *ownerEnv {
 // bearer signs an RS256 token for subject with the given scope.
 func bearer(t *testing.T, subject, scope string) string {
 	t.Helper()
-	enc := func(v any) string {
-		b, err := json.Marshal(v)
-		require.NoError(t, err)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
 	claims := map[string]any{"sub": subject, "exp": time.Now().Add(time.Hour).Unix()}
 	if scope != "" {
 		claims["scope"] = scope
 	}
-	input := enc(map[string]string{"alg": "RS256", "typ": "JWT"}) + "." + enc(claims)
-	digest := sha256.Sum256([]byte(input))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, dtRSAKey(), crypto.SHA256, digest[:])
-	require.NoError(t, err)
-	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
+	return signedBearer(t, claims)
 }
 
 // as sends a request as subject (scope may be "") and returns the status and
