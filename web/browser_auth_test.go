@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/aitexteditor/aite/examples"
 )
 
 // rs256 signs claims with k as a compact RS256 JWT.
@@ -80,6 +82,28 @@ func TestBrowserSignInAndChatImages(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("the API without a token: %d", resp.StatusCode)
+	}
+
+	// With auth on, documents belong to their uploader: the sample book,
+	// registered at the first start without a subject, is for admins only,
+	// so the writer brings their own copy of it (through the API, as a
+	// script would; the app's upload is tested in the library test).
+	body, err := json.Marshal(map[string]string{"name": "zvezdochkin", "markdown": string(examples.Zvezdochkin)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, a.base+"/api/ap/documents", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err = client.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("uploading the writer's book: %d", resp.StatusCode)
 	}
 
 	tb := newTab(t)

@@ -200,6 +200,12 @@ func TestBrowserEditingABook(t *testing.T) {
 	if md, rev := a.raw(t, doc.DocumentID); md != original || rev != 0 {
 		t.Fatal("the edit was applied before it was approved")
 	}
+	// The server offers the approval also as a confirm-tool call under the
+	// approval's id; the app shows one card for it, not two.
+	tb.waitJS("the confirm-tool twin", `!!document.querySelector('.card.call[data-tool="confirm"]')`, 10*time.Second)
+	if n := evalJS[float64](tb, `[...document.querySelectorAll('.card.call[data-tool="confirm"], .card.confirm')].filter(e => e.offsetParent !== null).length`); n != 0 {
+		t.Errorf("%v confirm cards are shown beside the approval card", n)
+	}
 	tb.shot("approval")
 
 	tb.click(".card.approval .approve-all")

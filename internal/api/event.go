@@ -112,6 +112,13 @@ const (
 	CodeInternalError    = "internal_error"
 )
 
+// The reasons of a run_aborted run.error [EXT] (ErrorInfo.Reason).
+const (
+	AbortCanceled   = "canceled"   // POST /run/cancel
+	AbortSuperseded = "superseded" // a new /query in the chat while no client followed the run
+	AbortShutdown   = "shutdown"   // the server stopped (gracefully, or run_aborted at the next start)
+)
+
 // The error codes of an error tool result (§ 7.1).
 const (
 	ToolCodeInvalidArguments      = "invalid_arguments"

@@ -195,11 +195,14 @@ type ToolProgress struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// ErrorInfo says why a run failed (codes of § 3.5).
+// ErrorInfo says why a run failed (codes of § 3.5). Reason [EXT] tells why a
+// run_aborted run was stopped (AbortCanceled, AbortSuperseded, AbortShutdown);
+// empty otherwise.
 type ErrorInfo struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	Retriable bool   `json:"retriable"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // RunError is the payload of run.error.

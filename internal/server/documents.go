@@ -75,6 +75,7 @@ type docState struct {
 	loaded   bool   // the session holds the document
 	revision int    // the revision of the session's text
 	src      string // the stored text at revision (the base of the next edit's splice)
+	owner    string // store.Document.Owner
 }
 
 // NewDocuments returns the documents of st; clock stamps creations and edits
@@ -112,14 +113,14 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	var doc store.Document
 	if err == nil {
 		doc, err = d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
-			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now})
+			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 	}
 	if err != nil {
 		_ = d.session.Close(id)
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true, src: doc.Markdown}
+	d.docs[id] = &docState{loaded: true, src: doc.Markdown, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -176,9 +177,19 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision, ds.src = true, doc.Revision, doc.Markdown
+		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
 	}
 	return f(ds)
+}
+
+// owner returns the owner of document id (loading it like every access).
+func (d *Documents) owner(ctx context.Context, id string) (string, error) {
+	var owner string
+	err := d.locked(ctx, id, func(ds *docState) error {
+		owner = ds.owner
+		return nil
+	})
+	return owner, err
 }
 
 // load puts a stored document into the session with the item ids it had
@@ -535,7 +546,8 @@ func (s *Server) registerDocuments() {
 		s.opts.Documents.Logger = s.opts.Logger
 	}
 	s.mux.HandleFunc("GET /api/ap/documents", s.listDocuments)
-	s.mux.HandleFunc("POST /api/ap/documents", s.createDocument)
+	s.Route("POST /api/ap/documents", http.HandlerFunc(s.createDocument),
+		Policy{Bodies: []string{"application/json", "multipart/form-data"}})
 	s.mux.HandleFunc("GET /api/ap/document", s.getDocument)
 	s.mux.HandleFunc("GET /api/ap/document/items", s.getDocumentItems)
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
@@ -549,16 +561,19 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	out := make([]documentSummary, len(docs)) // the store lists most recently updated first
-	for i, d := range docs {
-		out[i] = summarizeDocument(d)
+	out := make([]documentSummary, 0, len(docs)) // the store lists most recently updated first
+	for _, d := range docs {
+		if s.visible(r.Context(), d.Owner) {
+			out = append(out, summarizeDocument(d))
+		}
 	}
 	writeOK(w, out)
 }
 
 // documentIDParam reads the required documentId parameter: blank → 400
-// Validation failed, not a UUID → 400; the id is returned in lowercase.
-func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+// Validation failed, not a UUID → 400; the id is returned in lowercase. A
+// document the request may not see is answered 404 like an unknown one.
+func (s *Server) documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id, ok := metaQuery(w, r, "documentId")
 	if !ok {
 		return "", false
@@ -566,6 +581,10 @@ func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	canon, valid := uuidCanonical(id)
 	if !valid {
 		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return "", false
+	}
+	if err := s.visibleDocument(r.Context(), canon); err != nil {
+		s.documentFailure(w, r, canon, err)
 		return "", false
 	}
 	return canon, true
@@ -582,7 +601,7 @@ func (s *Server) documentFailure(w http.ResponseWriter, r *http.Request, id stri
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -601,7 +620,7 @@ const (
 )
 
 func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -636,7 +655,7 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -657,7 +676,7 @@ func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}

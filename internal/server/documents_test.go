@@ -71,7 +71,7 @@ func dcServer(t *testing.T, maxBytes int64) *dcEnv {
 // post sends a POST /documents with a content type.
 func (e *dcEnv) post(t *testing.T, contentType string, body []byte) mtEnvelope {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/api/ap/documents", bytes.NewReader(body))
+	req := localRequest(http.MethodPost, "/api/ap/documents", bytes.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
 	return mtDo(t, e.h, req)
 }
@@ -397,7 +397,7 @@ func TestBookToolsConcurrentRuns(t *testing.T) {
 		wg.Go(func() {
 			for range edits {
 				rec := httptest.NewRecorder()
-				e.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/ap/document/items?documentId="+doc.DocumentID, nil))
+				e.h.ServeHTTP(rec, localRequest(http.MethodGet, "/api/ap/document/items?documentId="+doc.DocumentID, nil))
 				var env struct{ Data documentItems }
 				if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || rec.Code != http.StatusOK {
 					t.Errorf("items: %d %s", rec.Code, rec.Body)

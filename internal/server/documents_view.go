@@ -130,7 +130,7 @@ func (d *Documents) layout(ctx context.Context, id string) (documentLayout, erro
 }
 
 func (s *Server) getDocumentLayout(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -152,7 +152,7 @@ type documentLocation struct {
 }
 
 func (s *Server) getDocumentLocate(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -245,7 +245,7 @@ func findArgs(q url.Values) (mode string, opt search.Options, err error) {
 }
 
 func (s *Server) getDocumentFind(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -284,7 +284,7 @@ func (s *Server) getDocumentFind(w http.ResponseWriter, r *http.Request) {
 // an envelope): Content-Type text/markdown, attachment named after the
 // document.
 func (s *Server) getDocumentDownload(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -377,6 +377,10 @@ func (s *Server) postDocumentRevert(w http.ResponseWriter, r *http.Request) {
 	id, valid := uuidCanonical(body.DocumentID)
 	if !valid {
 		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return
+	}
+	if err := s.visibleDocument(r.Context(), id); err != nil {
+		s.documentFailure(w, r, id, err)
 		return
 	}
 	doc, err := s.opts.Documents.Revert(r.Context(), id, *body.Revision)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -127,7 +126,7 @@ func TestDocumentDownload(t *testing.T) {
 	src := "# Ü\r\n\r\nbody\n"
 	doc := mtData[documentSummary](t, e.postJSON(t, "Мой роман", src))
 	rec := httptest.NewRecorder()
-	e.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/ap/document/download?documentId="+doc.DocumentID, nil))
+	e.h.ServeHTTP(rec, localRequest(http.MethodGet, "/api/ap/document/download?documentId="+doc.DocumentID, nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Equal(t, "# Ü\n\nbody\n", rec.Body.String(), "the stored (normalised) text, byte for byte")
 	require.Equal(t, "text/markdown; charset=utf-8", rec.Header().Get("Content-Type"))
@@ -140,7 +139,7 @@ func TestDocumentDownload(t *testing.T) {
 // dcRevert posts POST /document/revert.
 func (e *dcEnv) revert(t *testing.T, body string) mtEnvelope {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/api/ap/document/revert", strings.NewReader(body))
+	req := localRequest(http.MethodPost, "/api/ap/document/revert", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	return mtDo(t, e.h, req)
 }
@@ -237,4 +236,3 @@ func TestSpliceOf(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }

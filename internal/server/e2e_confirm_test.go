@@ -11,8 +11,9 @@ import (
 
 // An ordinary agent asked with params.confirmEdits shows every edit for
 // approval before it is applied (approval.request with the preview of the
-// editor's dry run, then /submit, request.submit, approval.decision,
-// document.edit and the result), and a denied edit changes nothing.
+// editor's dry run, the same as a confirm-tool call, then /submit,
+// request.submit, approval.decision, document.edit and the result), and a
+// denied edit changes nothing.
 func TestGoldenDocumentEditConfirmed(t *testing.T) {
 	for _, tc := range []struct {
 		name, decision string
@@ -45,7 +46,11 @@ func TestGoldenDocumentEditConfirmed(t *testing.T) {
 			checkStream(t, frames, 1)
 			golden(t, "document_edit_confirmed_"+tc.name, h.masked(frames))
 			ty := types(frames)
-			want := []string{"tool.end", "approval.request", "request.submit", "approval.decision"}
+			// The approval is also offered as a call of the standard confirm
+			// tool (tool.start/args/end, answered by the same submit, its own
+			// tool.result), for clients that know only the contract's tools.
+			want := []string{"tool.end", "approval.request", "tool.start", "tool.args", "tool.end", "request.submit",
+				"approval.decision", "tool.result"}
 			if tc.applied {
 				want = append(want, "document.edit")
 			}

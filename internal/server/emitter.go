@@ -287,6 +287,7 @@ func (a *Assembler) ApprovalRequest(p api.ApprovalRequest) {
 		p.Calls = []api.ApprovalCall{}
 	}
 	a.send(api.TypeApprovalRequest, p)
+	a.confirmCall(p)
 }
 
 // ApprovalDecision emits approval.decision before the calls' results, with
@@ -298,6 +299,7 @@ func (a *Assembler) ApprovalDecision(p api.ApprovalDecision) {
 	p.RunID = a.runID
 	p.Approved, p.Denied = nonNil(p.Approved), nonNil(p.Denied)
 	a.send(api.TypeApprovalDecision, p)
+	a.confirmResult(p)
 }
 
 // approvalEvent prepares an approval event of the calls ids (parent: the

@@ -2,27 +2,25 @@ package server
 
 import "net/http"
 
-// WebApp is the web app served next to the API (package web): GET and HEAD
-// requests for the paths it Serves go to it, outside the API's auth (the
-// app's pages hold no data; the app signs in to the API itself), and
-// everything else goes to the API handler, whose 404 envelope answers
-// unknown paths as before.
+// WebApp is the web app served next to the API (package web): its pages and
+// assets at webPatterns, public (the pages hold no data; the app signs in to
+// the API itself) but behind the rest of the security chain. The app sets
+// its own Content-Security-Policy on what it serves, replacing the chain's
+// deny-all default.
 type WebApp interface {
 	http.Handler
-	Serves(path string) bool
 }
 
-// withWeb puts the web app of Options.Web in front of api.
-func (s *Server) withWeb(api http.Handler) http.Handler {
-	app := s.opts.Web
-	if app == nil {
-		return api
+// webPatterns are the routes of the web app: index.html at "/", the
+// viewport host and the assets. GET patterns also answer HEAD.
+var webPatterns = []string{"GET /{$}", "GET /index.html", "GET /frame.html", "GET /assets/"}
+
+// registerWeb mounts Options.Web (nothing when nil).
+func (s *Server) registerWeb() {
+	if s.opts.Web == nil {
+		return
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && app.Serves(r.URL.Path) {
-			app.ServeHTTP(w, r)
-			return
-		}
-		api.ServeHTTP(w, r)
-	})
+	for _, p := range webPatterns {
+		s.Route(p, s.opts.Web, Policy{Public: true})
+	}
 }

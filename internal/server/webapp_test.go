@@ -36,14 +36,14 @@ func TestWebAppBesideTheAPI(t *testing.T) {
 			h := New(Options{Store: memory.New(), Auth: tc.auth, Web: waStub{}}).Handler()
 			for path, want := range map[string]string{"/": "app /", "/assets/app.css": "app /assets/app.css"} {
 				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				h.ServeHTTP(rec, localRequest(http.MethodGet, path, nil))
 				require.Equal(t, http.StatusOK, rec.Code, path)
 				require.Equal(t, want, rec.Body.String(), "the app's pages need no token")
 			}
 			// Everything else is the API, with its envelopes and its auth.
 			mtFail(t, mtGet(t, h, "/nope"), map[bool]int{true: 401, false: 404}[tc.auth != nil],
 				map[bool]string{true: "unauthorized", false: "Not found"}[tc.auth != nil], `{}`)
-			req := httptest.NewRequest(http.MethodPost, "/", nil)
+			req := localRequest(http.MethodPost, "/", nil)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			require.NotEqual(t, http.StatusOK, rec.Code, "only GET and HEAD reach the app")

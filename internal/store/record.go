@@ -18,6 +18,9 @@ type Chat struct {
 	LastRunContent string // the last run's content text, else its user message
 	ReadStatus     int    // 0 unread, 1 read
 	ReadAt         *time.Time
+	// Owner is the subject (JWT sub) the chat belongs to, with its runs; ""
+	// for a chat created without auth. Set at creation, never changed.
+	Owner string
 }
 
 // RunStatus is the state of a run: running, or one of the terminal states.
@@ -109,6 +112,9 @@ type Document struct {
 	SizeBytes  int
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Owner is the subject (JWT sub) the document belongs to; "" for a
+	// document created without auth (or the sample book). Set at creation.
+	Owner string
 }
 
 // DocumentContent is what an edit leaves a document with: its text, its item count and

@@ -186,6 +186,10 @@ export class Transcript {
 
   callStart(id, name, type, ev, action, live) {
     const c = this.call(id, { name, type, toolKey: ev.toolKey, action });
+    // The server offers every edit approval also as a call of the standard
+    // confirm tool, under the approval's id, for clients that only know the
+    // contract's tools; this app answers the approval card itself.
+    if (this.approvals.has(id)) this.mirror(c);
     c.live = live;
     c.description = ev.description;
     c.toolTimeout = ev.toolTimeout;
@@ -237,7 +241,14 @@ export class Transcript {
     }
   }
 
+  // mirror hides a confirm-tool call that repeats an approval card.
+  mirror(c) {
+    c.mirror = true;
+    c.el.hidden = true;
+  }
+
   frontend(c, live) {
+    if (c.mirror) return;
     const answer = (params) => this.ctx.submit(this.runId, c.id, params);
     const card = c.toolKey === 'confirm' ? confirmCard(c, answer) : viewportCard(c, answer);
     c.form = card;
@@ -326,6 +337,11 @@ export class Transcript {
     });
     card.setActive(live && this.running);
     this.approvals.set(ev.approvalId, card);
+    const twin = this.calls.get(ev.approvalId);
+    if (twin) {
+      this.mirror(twin);
+      twin.form?.el.remove();
+    }
     const host = this.calls.get(ev.calls?.[0]?.toolId);
     (host ? host.extra : this.turn()).append(card.el);
   }
