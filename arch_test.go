@@ -36,6 +36,7 @@ var architecture = map[string][]string{
 	"markdown":        {"document", "pointer"},
 	"textnorm":        nil,
 	"textdiff":        nil,
+	"render":          {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
 	"atomicfile":      nil,
 	"testbook":        nil, // test data access for tests and benchmarks only
 	"cursor":          {"document", "pointer", "textnorm", "search"},
@@ -60,7 +61,7 @@ var architecture = map[string][]string{
 	"store/*":         {"store", "document", "pointer"},
 	"api":             nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver"},
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},

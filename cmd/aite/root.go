@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/web"
 )
 
 // options holds the flags shared by every command.
@@ -48,7 +49,7 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
 	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
-	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newCodexCmd(o), newIndexCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newCodexCmd(o), newIndexCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
 	return root
 }
 

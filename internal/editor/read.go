@@ -1,6 +1,9 @@
 package editor
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
@@ -80,6 +83,41 @@ func (s *Session) Items(id, from string, limit int, kinds []document.Kind) (Item
 			items = items[:limit]
 		}
 		out.Items = views(b.doc, items)
+		return nil
+	})
+	return out, err
+}
+
+// ItemsAt returns up to limit items from index from (0-based; past the end
+// gives none) and the number of items of the book. It costs time in
+// proportion to limit, wherever from is.
+func (s *Session) ItemsAt(id string, from, limit int) (items []ItemView, total int, err error) {
+	err = s.with(id, func(b *book) error {
+		total = b.doc.Len()
+		if from < 0 || limit < 0 {
+			return fmt.Errorf("%w: from %d, limit %d", document.ErrRange, from, limit)
+		}
+		end := min(total, from+limit)
+		all := b.doc.Items()
+		if from < end {
+			items = views(b.doc, all[from:end])
+		}
+		return nil
+	})
+	return items, total, err
+}
+
+// ItemAfter returns the first item that ends after byte offset off of the
+// book's source (an error wrapping document.ErrRange when none does).
+func (s *Session) ItemAfter(id string, off int) (ItemView, error) {
+	var out ItemView
+	err := s.with(id, func(b *book) error {
+		items := b.doc.Items()
+		i := sort.Search(len(items), func(i int) bool { return items[i].End > off })
+		if i == len(items) {
+			return fmt.Errorf("%w: no item ends after byte %d", document.ErrRange, off)
+		}
+		out = view(b.doc, items[i])
 		return nil
 	})
 	return out, err

@@ -58,6 +58,9 @@ type AppOptions struct {
 	// examples/zvezdochkin.md.
 	SampleName string
 	Sample     []byte
+	// Web is the web app served at / (nil: none); cmd/aite passes package
+	// web's.
+	Web WebApp
 }
 
 // App is the whole aite server built from a configuration: the SQLite
@@ -109,7 +112,7 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	if a.store, err = sqlite.Open(cfg.Storage.SQLitePath); err != nil {
 		return nil, fmt.Errorf("server: open the database: %w", err)
 	}
-	a.runs = NewRunManager(a.store, RunOptions{FlushInterval: cfg.EventFlush(), Clock: opts.Clock, Logger: a.log})
+	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log})
 	if err := a.runs.RecoverInterrupted(ctx); err != nil {
 		a.log.Error("closing interrupted runs failed", "err", err)
 	}
@@ -177,8 +180,10 @@ func (a *App) loadModels() (*models.Registry, error) {
 		env = os.Getenv
 	}
 	modelsDir := a.cfg.Dirs.Models
+	// MaxRetries -1: the engine owns the retry rule of § 6.3 (one
+	// reconnect), so the adapters must not retry on their own.
 	reg, ws, err := models.Load(models.LoadOptions{ConfigPath: a.cfg.File, WorkDir: a.opts.WorkDir,
-		HTTPClient: a.opts.HTTPClient, Logger: a.log, Env: func(k string) string {
+		HTTPClient: a.opts.HTTPClient, Logger: a.log, MaxRetries: -1, Env: func(k string) string {
 			if k == "AITE_MODELS_DIR" {
 				return modelsDir
 			}
@@ -287,12 +292,15 @@ func (a *App) registerSample(ctx context.Context) error {
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
 	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
+		AllowInlineCode: cfg.Skills.AllowInlineCode,
 		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
 		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
-		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, CORS: cfg.CORS.Enabled,
+		Web:          a.opts.Web,
+		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, Stall: cfg.Stall(),
+		Guard:            Guard{Hosts: cfg.Server.AllowedHosts, CORS: cfg.CORS.Enabled, Origins: cfg.CORS.AllowedOrigins},
 		DocumentMaxBytes: cfg.Documents.MaxBytes, MemoryK: cfg.Memory.K, Logger: a.log, Clock: a.opts.Clock}
 	if cfg.Auth.Enabled {
 		v, err := auth.NewVerifier(cfg.AuthConfig(), a.opts.HTTPClient, a.opts.Clock)
@@ -428,7 +436,12 @@ func (a *App) ListenAndServe(ctx context.Context) error {
 // requests get ShutdownTimeout to finish, and the watcher and the database
 // are closed. It returns nil after a shutdown caused by ctx.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	// Connection hygiene: a request's headers and its whole body must arrive
+	// in time, and an idle kept-alive connection is closed. No write
+	// timeout: streams are long; each SSE frame has its own write deadline
+	// (sse.stallTimeoutMs).
+	readHeader, read, idle := a.cfg.HTTPTimeouts()
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: readHeader, ReadTimeout: read, IdleTimeout: idle,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -38,6 +39,13 @@ func (s *Server) handleRunStream(w http.ResponseWriter, r *http.Request) {
 	after, err := lastEventID(r)
 	if err != nil {
 		s.writeReqError(w, r, err)
+		return
+	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
 		return
 	}
 	s.stream(w, r, runID, after)
@@ -89,6 +97,13 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, fields)
 		return
 	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeOK(w, unmatched(runID, toolID)) // another user's run is not there for this one
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
 	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
 		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
 			s.submitScope(w, sc, runID, toolID, body.Params)
@@ -106,8 +121,21 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
 		return
 	}
-	writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-		Detail: "No pending frontend tool found for runId=" + runID + ", toolId=" + toolID})
+	writeOK(w, unmatched(runID, toolID))
+}
+
+// unmatched is the answer to a submit that matches no pending wait, worded
+// for the kind of wait its toolId names.
+func unmatched(runID, toolID string) SubmitResponse {
+	what := "frontend tool"
+	switch {
+	case strings.HasPrefix(toolID, api.ScopeApprovalPrefix):
+		what = "scope approval"
+	case strings.HasPrefix(toolID, api.CallApprovalPrefix):
+		what = "edit approval"
+	}
+	return SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+		Detail: "No pending " + what + " found for runId=" + runID + ", toolId=" + toolID}
 }
 
 // ScopeSubmitter is implemented by executors that run protocol agents
@@ -130,8 +158,7 @@ func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, to
 		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
 			Detail: "Scope decision accepted for runId=" + runID + ", toolId=" + toolID})
 	default:
-		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-			Detail: "No pending scope approval found for runId=" + runID + ", toolId=" + toolID})
+		writeOK(w, unmatched(runID, toolID))
 	}
 }
 
@@ -156,7 +183,6 @@ func (s *Server) submitCalls(w http.ResponseWriter, cs CallsSubmitter, runID, to
 		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
 			Detail: "Edit decision accepted for runId=" + runID + ", toolId=" + toolID})
 	default:
-		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-			Detail: "No pending edit approval found for runId=" + runID + ", toolId=" + toolID})
+		writeOK(w, unmatched(runID, toolID))
 	}
 }

@@ -71,6 +71,10 @@ type Events interface {
 	// Seqs must be >= 1 and strictly increase, within the batch and above the run's last
 	// seq (else ErrConflict; duplicates included).
 	AppendEvents(ctx context.Context, runID string, events ...Event) error
+	// AppendEventLogs appends the events of several runs in one transaction (a group
+	// commit): either every event is stored or none. Each event names its run (RunID, else
+	// ErrInvalid); the events of one run keep their order and follow AppendEvents' rules.
+	AppendEventLogs(ctx context.Context, events ...Event) error
 	// ListEvents returns the run's events with seq > afterSeq in ascending seq order.
 	ListEvents(ctx context.Context, runID string, afterSeq int64) ([]Event, error)
 	// LastSeq returns the run's highest stored seq, 0 if none.

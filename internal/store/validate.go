@@ -85,6 +85,22 @@ func ValidateEvents(runID string, lastSeq int64, events []Event) error {
 	return nil
 }
 
+// EventsByRun splits the events of AppendEventLogs by run, in the order the runs first
+// appear, keeping each run's events in order; an event without RunID is ErrInvalid.
+func EventsByRun(events []Event) (runIDs []string, byRun map[string][]Event, err error) {
+	byRun = map[string][]Event{}
+	for i, e := range events {
+		if e.RunID == "" {
+			return nil, nil, fmt.Errorf("%w: event %d (seq %d) names no run", ErrInvalid, i, e.Seq)
+		}
+		if _, ok := byRun[e.RunID]; !ok {
+			runIDs = append(runIDs, e.RunID)
+		}
+		byRun[e.RunID] = append(byRun[e.RunID], e)
+	}
+	return runIDs, byRun, nil
+}
+
 // ValidatePlan checks a plan to be saved.
 func ValidatePlan(p Plan) error {
 	switch {

@@ -138,6 +138,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
+	e = cloneEdit(e)
 	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
 	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
 	s.docs[docID] = d
@@ -156,7 +157,7 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	out := []store.DocumentEdit{}
 	for _, e := range s.edits[docID] {
 		if e.Revision > afterRevision {
-			out = append(out, e)
+			out = append(out, cloneEdit(e))
 		}
 	}
 	return out, nil
@@ -189,4 +190,18 @@ func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error
 	}
 	t.Body = clone(t.Body)
 	return t, nil
+}
+
+// cloneEdit copies the pointed-to parts of an edit, so callers never share
+// them with the store.
+func cloneEdit(e store.DocumentEdit) store.DocumentEdit {
+	if e.Splice != nil {
+		sp := *e.Splice
+		e.Splice = &sp
+	}
+	if e.RevertedTo != nil {
+		r := *e.RevertedTo
+		e.RevertedTo = &r
+	}
+	return e
 }

@@ -149,6 +149,32 @@ func (s *Store) AppendEvents(ctx context.Context, runID string, events ...store.
 	return nil
 }
 
+// AppendEventLogs implements store.Events: every run's events are checked before any is
+// stored.
+func (s *Store) AppendEventLogs(ctx context.Context, events ...store.Event) error {
+	runIDs, byRun, err := store.EventsByRun(events)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range runIDs {
+		if err := s.needRun(ctx, id); err != nil {
+			return err
+		}
+		if err := store.ValidateEvents(id, s.lastSeq(id), byRun[id]); err != nil {
+			return err
+		}
+	}
+	for _, id := range runIDs {
+		for _, e := range byRun[id] {
+			e.Body = clone(e.Body)
+			s.events[id] = append(s.events[id], e)
+		}
+	}
+	return nil
+}
+
 // ListEvents implements store.Events.
 func (s *Store) ListEvents(ctx context.Context, runID string, afterSeq int64) ([]store.Event, error) {
 	s.mu.RLock()

@@ -75,9 +75,9 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, item_ids,
-			next_item_id, size_bytes, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+			next_item_id, size_bytes, created_at, updated_at, owner) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
 			d.ID, d.Name, d.Markdown, d.ItemCount, docmodel.FormatIDRuns(d.ItemIDs), d.NextItemID, d.SizeBytes,
-			millis(d.CreatedAt), millis(d.UpdatedAt))
+			millis(d.CreatedAt), millis(d.UpdatedAt), d.Owner)
 		if err != nil {
 			return fmt.Errorf("sqlite: creating document %q: %w", d.ID, err)
 		}
@@ -102,7 +102,7 @@ type rowQuerier interface {
 
 func document(ctx context.Context, q rowQuerier, id string) (store.Document, error) {
 	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT document_id, name, markdown, revision, item_count, item_ids,
-		next_item_id, size_bytes, created_at, updated_at FROM documents WHERE document_id = ?`, id))
+		next_item_id, size_bytes, created_at, updated_at, owner FROM documents WHERE document_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
 	} else if err != nil {
@@ -114,17 +114,17 @@ func document(ctx context.Context, q rowQuerier, id string) (store.Document, err
 // ListDocuments implements store.Documents.
 func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 	return queryAll(ctx, s.r, scanDocument, `SELECT document_id, name, '', revision, item_count, '', 0, size_bytes,
-		created_at, updated_at FROM documents ORDER BY updated_at DESC, document_id`)
+		created_at, updated_at, owner FROM documents ORDER BY updated_at DESC, document_id`)
 }
 
 // scanDocument reads the columns document_id, name, markdown, revision, item_count,
-// item_ids, next_item_id, size_bytes, created_at, updated_at.
+// item_ids, next_item_id, size_bytes, created_at, updated_at, owner.
 func scanDocument(sc scanner) (store.Document, error) {
 	var d store.Document
 	var ids string
 	var created, updated int64
 	err := sc.Scan(&d.ID, &d.Name, &d.Markdown, &d.Revision, &d.ItemCount, &ids, &d.NextItemID, &d.SizeBytes,
-		&created, &updated)
+		&created, &updated, &d.Owner)
 	if err != nil {
 		return store.Document{}, err
 	}
@@ -155,9 +155,17 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}
+		var spAt, spOld, spNew, reverted any // NULL: not recorded
+		if sp := e.Splice; sp != nil {
+			spAt, spOld, spNew = sp.At, sp.Old, sp.New
+		}
+		if e.RevertedTo != nil {
+			reverted = *e.RevertedTo
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at)
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at, spAt, spOld, spNew, reverted)
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
@@ -182,12 +190,21 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 		out, err = queryAll(ctx, tx, func(sc scanner) (store.DocumentEdit, error) {
 			var e store.DocumentEdit
 			var at int64
+			var spAt, reverted sql.NullInt64
+			var spOld, spNew sql.NullString
 			err := sc.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer,
-				&e.Before, &e.After, &at)
+				&e.Before, &e.After, &at, &spAt, &spOld, &spNew, &reverted)
 			e.At = fromMillis(at)
+			if spAt.Valid {
+				e.Splice = &store.Splice{At: int(spAt.Int64), Old: spOld.String, New: spNew.String}
+			}
+			if reverted.Valid {
+				r := int(reverted.Int64)
+				e.RevertedTo = &r
+			}
 			return e, err
-		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at
-			FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
+		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+			splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
 		return err
 	})
 	return out, err

@@ -3,8 +3,11 @@
 // binary (migrations/NNNN_name.sql, recorded in schema_migrations).
 //
 // Writes go through a single connection, so they are serialised in Go and never meet
-// SQLITE_BUSY inside the process; each write method is one IMMEDIATE transaction. Reads use a
-// separate pool of query_only connections and run concurrently with the writer (WAL).
+// SQLITE_BUSY inside the process. Concurrent write calls are group-committed (write.go): the
+// calls that arrive while a transaction is being written share the next IMMEDIATE transaction,
+// each in its own savepoint, so one fsync serves them all and a failing call is rolled back
+// alone; every call returns once its own writes are committed. Reads use a separate pool of
+// query_only connections and run concurrently with the writer (WAL).
 //
 // Durability: a method that returned nil has committed. With the default synchronous=FULL
 // every commit is fsynced, so it survives a killed process and also a power loss or OS crash.
@@ -69,8 +72,9 @@ func WithReaders(n int) Option { return func(c *config) { c.readers = max(1, n) 
 
 // Store is the SQLite backend. It is safe for concurrent use.
 type Store struct {
-	w *sql.DB // one connection, every write
-	r *sql.DB // query_only connections, every read
+	w  *sql.DB // one connection, every write
+	r  *sql.DB // query_only connections, every read
+	gc groupCommit
 }
 
 var _ store.Store = (*Store)(nil)
@@ -155,21 +159,6 @@ func dsn(abs string, cfg config, reader bool) string {
 // Close closes both connection pools; the last one out checkpoints the WAL.
 func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
-}
-
-// write runs fn in one IMMEDIATE transaction on the writer connection.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		return errors.Join(err, ignoreDone(tx.Rollback()))
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
-	}
-	return nil
 }
 
 // read runs fn in one read transaction, so its statements see one snapshot.

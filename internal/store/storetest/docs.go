@@ -76,13 +76,19 @@ func addDocument(t *testing.T, s store.Store, id string, i int) store.Document {
 }
 
 func testDocumentRoundTrip(t *testing.T, s store.Store) {
-	d := addDocument(t, s, "d1", 1)
+	d, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2,
+		CreatedAt: at(1), UpdatedAt: at(1), Owner: "auth0|writer-7"})
+	require.NoError(t, err)
 	want := store.Document{ID: "d1", Name: "d1.md", Markdown: book, Revision: 0, ItemCount: 2, SizeBytes: len(book),
-		CreatedAt: ms(at(1)), UpdatedAt: ms(at(1))}
+		CreatedAt: ms(at(1)), UpdatedAt: ms(at(1)), Owner: "auth0|writer-7"}
 	require.Equal(t, want, d, "CreateDocument returns the stored document, size computed")
 	got, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	list, err := s.ListDocuments(bg)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, "auth0|writer-7", list[0].Owner, "the list names the owner")
 
 	_, err = s.CreateDocument(bg, store.Document{ID: "d1", Markdown: "other"})
 	requireIs(t, err, store.ErrExists)
@@ -122,6 +128,9 @@ func testDocumentEdits(t *testing.T, s store.Store) {
 	md2 := md1 + "\nMore.\n"
 	del := edit(2, "insert_after")
 	del.DocumentID = "d1"
+	del.Splice = &store.Splice{At: len(md1), Old: "", New: "\nMore.\n"} // recorded; edit 1 has none
+	zero := 0
+	del.RevertedTo = &zero // only set on reverts, but any edit round-trips it
 	_, err = s.ApplyDocumentEdit(bg, "d1", text(md2, 3), del)
 	require.NoError(t, err)
 

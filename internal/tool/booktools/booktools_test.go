@@ -141,3 +141,42 @@ func TestShowUserMessageReports(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, "user_message", got[0].Kind)
 }
+
+func TestPreviewChangesNothing(t *testing.T) {
+	e := env(t)
+	before, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	for _, name := range []string{"editor-replace_text", "editor-insert_before", "editor-insert_after", "editor-delete"} {
+		require.True(t, IsEdit(name), name)
+		res, err := Preview(e, name, json.RawMessage(`{"pointer":"1.p1","markdown":"Новый абзац."}`))
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %s", name, res.Text)
+		var p map[string]string
+		require.NoError(t, json.Unmarshal([]byte(res.Text), &p))
+		require.Equal(t, "2:1.p1", p["pointer"], name)
+		require.NotEmpty(t, p["op"], name)
+		if name == "editor-replace_text" {
+			require.Contains(t, p["oldMarkdown"], "Верхние Ключи")
+			require.Equal(t, "Новый абзац.", p["newMarkdown"])
+		}
+	}
+	after, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+
+	require.False(t, IsEdit("editor-read"))
+	for args, code := range map[string]string{`{"pointer":"1.1"}`: "refused", `{"pointer":"9.9.p99","markdown":"x"}`: "not_found",
+		`{"markdown":"x"}`: "invalid_arguments", `not json`: "invalid_arguments"} {
+		name := "editor-replace_text"
+		if code == "refused" {
+			name = "editor-delete"
+		}
+		res, err := Preview(e, name, json.RawMessage(args))
+		require.NoError(t, err)
+		require.True(t, res.IsError, args)
+		require.Equal(t, code, res.Code, args)
+	}
+	res, err := Preview(e, "editor-read", json.RawMessage(`{"pointer":"1.p1"}`))
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+}

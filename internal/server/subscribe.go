@@ -1,0 +1,143 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/store"
+)
+
+// Subscription follows one run from a seq on (§ 3.6): Next hands out the
+// run's events after the last one it gave, exactly as first sent, without
+// gaps or duplicates, up to the terminal event. It only ever gives events
+// that are durable, so a client never sees an event the store could lose,
+// and a seq it saw is never reused. It pulls: nothing is buffered per
+// subscriber and the run never waits for one, so a slow client is not
+// dropped; it reads on from the run's recent events in memory or, when it
+// has fallen further behind, from the store, and then follows live.
+// Whoever serves it decides when a client that makes no progress is given
+// up (the SSE writer's stall timeout); the client may then reattach with
+// the last seq it got. A Subscription is used by one goroutine.
+type Subscription struct {
+	m     *RunManager
+	runID string
+	run   *Run // nil: the run is not running here (read from the store)
+	next  int64
+	ready chan struct{}
+	done  bool
+}
+
+// Subscribe follows run runID from seq afterSeq (Last-Event-ID; 0 for the
+// whole log). A run that is not running here is read from the store (a run
+// still marked running there, i.e. not yet recovered, ends without a
+// terminal event). A Last-Event-ID beyond what a running run has reached
+// skips its events up to that seq. Unknown runs give ErrRunNotFound. Every
+// subscription of a running run counts as a client attached to it
+// (Clients) until Close.
+func (m *RunManager) Subscribe(ctx context.Context, runID string, afterSeq int64) (*Subscription, error) {
+	s := &Subscription{m: m, runID: runID, next: afterSeq, ready: make(chan struct{}, 1)}
+	m.mu.Lock()
+	r := m.runs[runID]
+	if r != nil {
+		r.mu.Lock()
+		r.subs[s] = struct{}{}
+		r.mu.Unlock()
+	}
+	m.mu.Unlock()
+	s.run = r
+	s.signal()
+	if r != nil {
+		return s, nil
+	}
+	if _, err := m.st.GetRun(ctx, runID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %q", ErrRunNotFound, runID)
+		}
+		return nil, fmt.Errorf("server: replay run %q: %w", runID, err)
+	}
+	return s, nil
+}
+
+// Ready receives a value when Next may have new events.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+
+// signal wakes the subscriber without blocking.
+func (s *Subscription) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Next returns the events after the last one it returned that are visible
+// now, in seq order; done is true once the terminal event was returned (or,
+// for a run that is not running, once the store had nothing more). No
+// events and not done: wait for Ready.
+func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool, err error) {
+	if s.done {
+		return nil, true, nil
+	}
+	if s.run == nil {
+		events, err = s.fromStore(ctx, -1)
+		s.done = err == nil
+		return events, s.done, err
+	}
+	r := s.run
+	r.mu.Lock()
+	visible, finished := r.visible, r.finished
+	if s.next >= visible {
+		r.mu.Unlock()
+		s.done = finished
+		return nil, s.done, nil
+	}
+	if len(r.tail) > 0 && r.tail[0].ev.Seq <= s.next+1 {
+		for _, e := range r.tail {
+			if e.ev.Seq > s.next && e.ev.Seq <= visible {
+				events = append(events, e.ev)
+			}
+		}
+		r.mu.Unlock()
+	} else { // fallen behind the events kept in memory
+		r.mu.Unlock()
+		if events, err = s.fromStore(ctx, visible); err != nil {
+			return nil, false, err
+		}
+	}
+	if n := len(events); n > 0 {
+		s.next = events[n-1].Seq
+		s.done = Terminal(events[n-1].Type)
+	}
+	return events, s.done, nil
+}
+
+// fromStore reads the stored events after the cursor, up to seq upTo (-1:
+// all), and moves the cursor.
+func (s *Subscription) fromStore(ctx context.Context, upTo int64) ([]api.Event, error) {
+	stored, err := s.m.st.ListEvents(ctx, s.runID, s.next)
+	if err != nil {
+		return nil, fmt.Errorf("server: read run %q: %w", s.runID, err)
+	}
+	out := make([]api.Event, 0, len(stored))
+	for _, e := range stored {
+		if upTo >= 0 && e.Seq > upTo {
+			break
+		}
+		out = append(out, StoredEvent(e))
+	}
+	if s.run == nil && len(out) > 0 {
+		s.next = out[len(out)-1].Seq
+	}
+	return out, nil
+}
+
+// Close ends the subscription (it no longer counts as a client). Calling it
+// again does nothing.
+func (s *Subscription) Close() {
+	if r := s.run; r != nil {
+		r.mu.Lock()
+		delete(r.subs, s)
+		r.mu.Unlock()
+	}
+}
