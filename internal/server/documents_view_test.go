@@ -235,4 +235,3 @@ func TestSpliceOf(t *testing.T) {
 		require.Equal(t, tc.old, back)
 	}
 }
-
