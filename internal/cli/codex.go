@@ -319,19 +319,9 @@ func removeAt[T any](list *[]T, at []int, what string) error {
 	return nil
 }
 
-// checkEvidence checks that every fact's evidence names an item and
-// writes it as the item's full pointer.
+// checkEvidence checks the evidence of e's facts (editor.Session.CheckEvidence).
 func (b *Book) checkEvidence(e *codex.Entry) error {
-	for i := range e.Facts {
-		for j, p := range e.Facts[i].Evidence {
-			v, err := b.s.Resolve(b.id, p)
-			if err != nil {
-				return b.WithNearest(err)
-			}
-			e.Facts[i].Evidence[j] = v.Pointer.String()
-		}
-	}
-	return nil
+	return b.WithNearest(b.s.CheckEvidence(b.id, e))
 }
 
 // CodexAdd adds an entry named name and writes it.
@@ -462,17 +452,12 @@ func CodexImport(w, log io.Writer, b *Book, file string, replace, asJSON bool) e
 	if replace {
 		c = &codex.Codex{Rejected: c.Rejected}
 	}
-	added, skipped := 0, []string{}
-	for _, e := range in.Entries {
-		if owner := findAny(c, e.Names()); owner != nil {
-			skipped = append(skipped, fmt.Sprintf("%s (already %s)", e.Name, owner.ID))
-			continue
-		}
-		e.ID = ""
-		if _, err := c.Add(e); err != nil {
-			return codexError(err)
-		}
-		added++
+	added, skipped, err := c.Import(in)
+	if err != nil {
+		return codexError(err)
+	}
+	if skipped == nil {
+		skipped = []string{}
 	}
 	if err := b.storeCodex(c); err != nil {
 		return err
@@ -483,16 +468,6 @@ func CodexImport(w, log io.Writer, b *Book, file string, replace, asJSON bool) e
 	fmt.Fprintf(w, "imported %s; the codex has %s\n", entriesText(added), entriesText(c.Len()))
 	for _, s := range skipped {
 		fmt.Fprintf(log, "skipped %s\n", s)
-	}
-	return nil
-}
-
-// findAny returns the entry that has one of the names.
-func findAny(c *codex.Codex, names []string) *codex.Entry {
-	for _, n := range names {
-		if e, err := c.Find(n); err == nil {
-			return e
-		}
 	}
 	return nil
 }

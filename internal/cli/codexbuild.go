@@ -81,7 +81,7 @@ func CodexBuild(ctx context.Context, req CodexBuildRequest) error {
 	if !req.JSON {
 		writeTextBuild(req.Log, rep, c)
 	}
-	builder := &assist.Builder{Book: b.id, Plans: assist.FilePlans{Book: req.Book}, MaxEntries: req.Entries, All: req.All,
+	builder := &assist.Builder{Book: b.id, Plans: assist.SessionPlans{Session: b.s, Book: b.id}, MaxEntries: req.Entries, All: req.All,
 		Agent: &cursoragent.Agent{Session: b.s, Store: cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}}}
 	if req.Model != nil {
 		builder.Agent = req.Model.CursorAgent(b)

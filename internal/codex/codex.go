@@ -359,3 +359,30 @@ func (c *Codex) OfKind(k Kind) []Entry {
 	}
 	return out
 }
+
+// Import adds in's entries (fresh IDs) except those with a name an entry
+// already has, which are listed in skipped as "name (already id)".
+func (c *Codex) Import(in *Codex) (added int, skipped []string, err error) {
+	for _, e := range in.Entries {
+		if owner := c.owning(e.Names()); owner != nil {
+			skipped = append(skipped, fmt.Sprintf("%s (already %s)", e.Name, owner.ID))
+			continue
+		}
+		e.ID = ""
+		if _, err := c.Add(e); err != nil {
+			return added, skipped, err
+		}
+		added++
+	}
+	return added, skipped, nil
+}
+
+// owning returns the entry that has one of the names (Find's rules).
+func (c *Codex) owning(names []string) *Entry {
+	for _, n := range names {
+		if e, err := c.Find(n); err == nil {
+			return e
+		}
+	}
+	return nil
+}

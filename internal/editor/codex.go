@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/cursor"
@@ -85,38 +84,49 @@ func (b *book) loadCodex() *bookCodex {
 	if cx.loaded && cx.info.Source == CodexStored {
 		return cx
 	}
-	warning := ""
-	if !cx.loaded && b.path != "" {
-		if c, w := readStoredCodex(CodexPath(b.path)); c != nil {
-			*cx = bookCodex{loaded: true, c: c, info: CodexInfo{Source: CodexStored, Path: CodexPath(b.path), Entries: c.Len()}}
+	warning := cx.stored
+	if !cx.loaded {
+		var c *codex.Codex
+		c, warning = b.readStoredCodex()
+		if c != nil {
+			*cx = bookCodex{loaded: true, c: c, info: CodexInfo{Source: CodexStored, Path: b.codexPath(), Entries: c.Len()}}
 			return cx
-		} else {
-			warning = w
 		}
-	} else {
-		warning = cx.stored
 	}
 	b.deriveCodex(warning)
 	return cx
 }
 
+// codexName is the file of a book's codex in its data.
+const codexName = "codex.json"
+
+// codexPath is where a book file's codex is ("" for a book in memory).
+func (b *book) codexPath() string {
+	if b.path == "" {
+		return ""
+	}
+	return CodexPath(b.path)
+}
+
 // readStoredCodex reads a stored codex: nil and a warning when there is
 // none or it cannot be read; a damaged file is set aside.
-func readStoredCodex(path string) (*codex.Codex, string) {
-	data, err := os.ReadFile(path)
+func (b *book) readStoredCodex() (*codex.Codex, string) {
+	data, err := b.readData(codexName)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, ""
 	case err != nil:
-		return nil, fmt.Sprintf("the stored codex %s could not be read: %v", path, err)
+		return nil, fmt.Sprintf("the stored codex (%s) could not be read: %v", b.dataWhere(codexName), err)
+	case data == nil:
+		return nil, ""
 	}
 	c, err := codex.Unmarshal(data)
 	if err == nil {
 		return c, ""
 	}
-	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405"))
-	_ = os.Rename(path, aside)
-	return nil, fmt.Sprintf("the stored codex %s could not be read (%v); it was moved to %s", path, err, aside)
+	msg := fmt.Sprintf("the stored codex (%s) could not be read (%v)", b.dataWhere(codexName), err)
+	if aside := b.setAside(codexName); aside != "" {
+		msg += "; it was moved to " + aside
+	}
+	return nil, msg
 }
 
 // deriveCodex reads the codex from the cards. Caller holds the lock.
@@ -159,27 +169,23 @@ func joinWarning(a, b string) string {
 }
 
 // SetCodex checks and stores the book's codex: for a book file, atomically
-// in its state directory; for a book in memory, in the session. From then
-// on the stored codex is the book's codex (the cards are no longer read).
+// in its state directory; for a book in memory, in the session's
+// DataStore (and the session). From then on the stored codex is the book's
+// codex (the cards are no longer read).
 func (s *Session) SetCodex(id string, c *codex.Codex) (CodexInfo, error) {
 	if err := c.Validate(); err != nil {
 		return CodexInfo{}, err
 	}
 	var info CodexInfo
 	err := s.with(id, func(b *book) error {
-		if b.path != "" {
-			data, err := codex.Marshal(c)
-			if err != nil {
-				return err
-			}
-			if err := writeStateFile(CodexPath(b.path), data); err != nil {
-				return fmt.Errorf("%w: cannot store the codex: %w", ErrIO, err)
-			}
+		data, err := codex.Marshal(c)
+		if err != nil {
+			return err
 		}
-		b.codex = bookCodex{loaded: true, c: c.Clone(), info: CodexInfo{Source: CodexStored, Entries: c.Len()}}
-		if b.path != "" {
-			b.codex.info.Path = CodexPath(b.path)
+		if err := b.writeData(codexName, data); err != nil {
+			return err
 		}
+		b.codex = bookCodex{loaded: true, c: c.Clone(), info: CodexInfo{Source: CodexStored, Path: b.codexPath(), Entries: c.Len()}}
 		info = b.codex.info
 		return nil
 	})
@@ -438,4 +444,22 @@ func (s *Session) FactsAsOf(id, ref, at string) ([]codex.Fact, string, error) {
 		return nil
 	})
 	return facts, ptr, err
+}
+
+// CheckEvidence checks that every fact of e names items of the book and
+// writes each evidence pointer as the item's current full pointer; a
+// pointer that names nothing is the document's pointer error.
+func (s *Session) CheckEvidence(id string, e *codex.Entry) error {
+	return s.with(id, func(b *book) error {
+		for i := range e.Facts {
+			for j, p := range e.Facts[i].Evidence {
+				it, err := b.doc.Resolve(p)
+				if err != nil {
+					return err
+				}
+				e.Facts[i].Evidence[j] = it.Pointer().String()
+			}
+		}
+		return nil
+	})
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/aitexteditor/aite/internal/search"
@@ -55,6 +53,9 @@ type bookVectors struct {
 	note   string // why a stored index was not used
 }
 
+// vectorsName is the file of a book's vector index in its data.
+const vectorsName = "vectors.bin"
+
 // vectors returns the book's index for the session's model, reading a
 // stored one on first use. Caller holds the lock; s.emb is set.
 func (s *Session) vectors(b *book) *search.Vectors {
@@ -62,32 +63,33 @@ func (s *Session) vectors(b *book) *search.Vectors {
 	if bv.v != nil && bv.v.Model() == s.emb.Model {
 		return bv.v
 	}
-	if !bv.loaded && b.path != "" {
+	if !bv.loaded {
 		bv.loaded = true
-		data, err := os.ReadFile(VectorsPath(b.path))
+		data, err := b.readData(vectorsName)
 		switch {
-		case err == nil:
+		case err != nil:
+			bv.note = fmt.Sprintf("the stored vector index (%s) could not be read: %v", b.dataWhere(vectorsName), err)
+		case data != nil:
 			v, err := search.UnmarshalVectors(data)
 			switch {
 			case err != nil:
-				bv.note = fmt.Sprintf("the stored vector index %s could not be read (%v); it is built again", VectorsPath(b.path), err)
+				bv.note = fmt.Sprintf("the stored vector index (%s) could not be read (%v); it is built again", b.dataWhere(vectorsName), err)
 			case v.Model() != s.emb.Model:
 				bv.note = fmt.Sprintf("the stored vector index was made with %s, not %s; it is built again", v.Model(), s.emb.Model)
 			default:
 				bv.v = v
 				return v
 			}
-		case !errors.Is(err, fs.ErrNotExist):
-			bv.note = fmt.Sprintf("the stored vector index %s could not be read: %v", VectorsPath(b.path), err)
 		}
 	}
 	bv.v = search.NewVectors(s.emb.Model)
 	return bv.v
 }
 
-// saveVectors stores a book file's index (pruned). Caller holds the lock.
+// saveVectors stores a book's index (pruned) where its data is kept.
+// Caller holds the lock.
 func (b *book) saveVectors() error {
-	if b.path == "" || b.vec.v == nil {
+	if b.vec.v == nil || b.path == "" && b.store == nil {
 		return nil
 	}
 	b.vec.v.Prune(b.doc)
@@ -95,10 +97,7 @@ func (b *book) saveVectors() error {
 	if err != nil {
 		return err
 	}
-	if err := writeStateFile(VectorsPath(b.path), data); err != nil {
-		return fmt.Errorf("%w: cannot store the vector index: %w", ErrIO, err)
-	}
-	return nil
+	return b.writeData(vectorsName, data)
 }
 
 // VectorInfo describes a book's vector index.
@@ -134,6 +133,8 @@ func (s *Session) VectorStatus(id string) (VectorInfo, error) {
 		}
 		if b.path != "" {
 			out.Path = VectorsPath(b.path)
+		} else if b.store != nil {
+			out.Path = b.dataWhere(vectorsName)
 		}
 		return nil
 	})

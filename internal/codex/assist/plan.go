@@ -2,9 +2,7 @@ package assist
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/codex"
@@ -103,40 +101,31 @@ func DecodePlan(b []byte) (*Plan, error) {
 	return &p, nil
 }
 
-// PlanFile is the state file of an interrupted build of a book file.
+// PlanFile is the name of a build's plan in a book's data (the state
+// directory of a book file, the document store of the server).
 const PlanFile = "codex-build.json"
 
-// FilePlans keeps the plan of a book file's build in its state directory.
-type FilePlans struct{ Book string }
+// SessionPlans keeps the plan of a book's build with the book's data
+// (editor.Session.LoadData, SaveData).
+type SessionPlans struct {
+	Session *editor.Session
+	Book    string
+}
 
 // LoadPlan reads the plan; nil when there is none.
-func (f FilePlans) LoadPlan() (*Plan, error) {
-	b, err := editor.ReadStateFile(f.Book, PlanFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+func (p SessionPlans) LoadPlan() (*Plan, error) {
+	b, err := p.Session.LoadData(p.Book, PlanFile)
+	if err != nil || b == nil {
 		return nil, err
 	}
 	return DecodePlan(b)
 }
 
-// SavePlan writes the plan atomically.
-func (f FilePlans) SavePlan(p *Plan) error {
-	b, err := EncodePlan(p)
+// SavePlan writes the plan.
+func (p SessionPlans) SavePlan(pl *Plan) error {
+	b, err := EncodePlan(pl)
 	if err != nil {
 		return err
 	}
-	return editor.WriteStateFile(f.Book, PlanFile, b)
-}
-
-// Plans returns where the plan of a book of a session is kept: beside a
-// book file, else in memory.
-func Plans(s *editor.Session, book string) PlanStore {
-	for _, b := range s.Books() {
-		if b.ID == book && b.Path != "" {
-			return FilePlans{Book: b.Path}
-		}
-	}
-	return &MemPlans{}
+	return p.Session.SaveData(p.Book, PlanFile, b)
 }

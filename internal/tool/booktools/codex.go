@@ -126,7 +126,7 @@ func codexBuild(env Env) tool.Tool {
 		}
 		a := *env.Agent
 		a.Store = cursoragent.NewMemStore()
-		b := &assist.Builder{Agent: &a, Book: env.Book, Plans: assist.Plans(env.Session, env.Book), MaxEntries: max(p.Entries, 10)}
+		b := &assist.Builder{Agent: &a, Book: env.Book, Plans: assist.SessionPlans{Session: env.Session, Book: env.Book}, MaxEntries: max(p.Entries, 10)}
 		if p.Entries > 0 {
 			b.MaxEntries = p.Entries
 		}
