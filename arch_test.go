@@ -61,7 +61,7 @@ var architecture = map[string][]string{
 	"store/*":         {"store", "document", "pointer"},
 	"api":             nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render"},
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
