@@ -202,11 +202,11 @@ const defaultFindLimit = 100
 
 // documentFound is the data of GET /document/find.
 type documentFound struct {
-	DocumentID   string     `json:"documentId"`
-	Revision     int        `json:"revision"`
-	Mode         string     `json:"mode"`
-	Query        string     `json:"query"`
-	LimitReached bool       `json:"limitReached"`
+	DocumentID   string `json:"documentId"`
+	Revision     int    `json:"revision"`
+	Mode         string `json:"mode"`
+	Query        string `json:"query"`
+	LimitReached bool   `json:"limitReached"`
 	// RankedBy and Notice: how a search by meaning ranked in the end
 	// (ranked by words when it could not) and why.
 	RankedBy string     `json:"rankedBy,omitempty"`
