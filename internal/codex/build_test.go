@@ -32,7 +32,8 @@ func TestCandidatesOfTheSampleBook(t *testing.T) {
 		"Варя":                 {Character, []string{"Варя Синицына", "Синицына"}},              // first name + surname
 		"Фёдор Карлович Штейн": {Character, []string{"Фёдор Карлович", "Ф. К. Штейн", "Штейн"}}, // initials, surname
 		"Кузовков":             {Character, nil},
-		"Тверь":                {Place, nil}, // "в Тверь"
+		"Тверь":                {Place, nil},                          // "в Тверь"
+		"Ерофей":               {Character, []string{"Ерофей Ильич"}}, // only "Ерофею Ильичу" in the text
 	} {
 		c, ok := byName[name]
 		require.True(t, ok, "%s is a candidate (have %v)", name, names(cands))
@@ -44,6 +45,13 @@ func TestCandidatesOfTheSampleBook(t *testing.T) {
 	require.Equal(t, "Варя", cands[0].Entry.Name, "most used first")
 	for _, c := range cands {
 		require.NotContains(t, []string{"Глава", "Это", "Ну", "ПРОФЕССОР", "Вы"}, c.Entry.Name, "sentence starts and capitals are not names")
+	}
+}
+
+func TestPatronymNominative(t *testing.T) {
+	for in, want := range map[string]string{"Ильичу": "Ильич", "Карловичем": "Карлович", "Львовича": "Львович",
+		"Павловной": "Павловна", "Павловну": "Павловна", "Павловна": "Павловна", "Ильич": "Ильич", "Варя": "Варя", "Штейну": "Штейну"} {
+		require.Equal(t, want, patronymNominative(in), in)
 	}
 }
 

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -94,7 +95,26 @@ func (c *cluster) display() string {
 			best = f
 		}
 	}
-	return best
+	return patronymNominative(best)
+}
+
+// patronymicCase matches a patronymic in an oblique case: the stem and the
+// ending (Ильичу, Карловичем, Павловной).
+var patronymicCase = regexp.MustCompile(`^(\p{Cyrillic}{2,}(?:ович|евич|ьич|ыч|ич))(?:а|у|ем|ом|е)$|^(\p{Cyrillic}{2,}(?:овн|евн|ичн))(?:ы|е|у|ой|ою)$`)
+
+// patronymNominative returns a patronymic in the nominative (Ильичу →
+// Ильич, Павловну → Павловна), other words as they are: a name the text
+// writes only in an oblique case is shown as a name.
+func patronymNominative(w string) string {
+	m := patronymicCase.FindStringSubmatch(strings.ToLower(w))
+	if m == nil {
+		return w
+	}
+	r := []rune(w)
+	if m[1] != "" {
+		return string(r[:len([]rune(m[1]))])
+	}
+	return string(r[:len([]rune(m[2]))]) + "а"
 }
 
 // scanned is an item read by the finder.
