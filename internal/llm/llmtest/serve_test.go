@@ -28,7 +28,7 @@ func TestServeProviderRoundTrip(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"pointer":{"type":"string"}}}`)
 	req := &llm.Request{Model: "m", Tools: []llm.Tool{{Name: "editor-read", Description: "read", Parameters: schema}},
 		ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "editor-read"},
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "where?"}}}
+		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "where?"}}}
 
 	first, err := llm.Collect(client.Stream(context.Background(), req))
 	require.NoError(t, err)
