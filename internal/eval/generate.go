@@ -84,25 +84,7 @@ func Generate(b *Book, opt Options) (*Plan, error) {
 // family generates the tasks of one family.
 func (g *gen) family(f Family) []Task {
 	rng := rand.New(rand.NewPCG(g.opt.Seed, familySeed(f)))
-	var tasks []Task
-	switch f {
-	case First, Nth, Last:
-		tasks = g.ordinal(f, rng)
-	case Count:
-		tasks = g.count(rng)
-	case Chapter:
-		tasks = g.chapter(rng)
-	case Collect:
-		tasks = g.collect(rng)
-	case Walk:
-		tasks = g.walk(rng)
-	case Insert:
-		tasks = g.insert(rng)
-	case Replace:
-		tasks = g.replace(rng)
-	case Relay:
-		tasks = g.relay(rng)
-	}
+	tasks := generators[f](g, rng)
 	want := g.opt.PerFamily
 	if f == Relay {
 		want = 1
@@ -111,6 +93,20 @@ func (g *gen) family(f Family) []Task {
 		g.notef("%s: %d of %d tasks: %s", f, len(tasks), want, g.shortage(f))
 	}
 	return tasks
+}
+
+// generators make the tasks of each family.
+var generators = map[Family]func(*gen, *rand.Rand) []Task{
+	First:   func(g *gen, rng *rand.Rand) []Task { return g.ordinal(First, rng) },
+	Nth:     func(g *gen, rng *rand.Rand) []Task { return g.ordinal(Nth, rng) },
+	Last:    func(g *gen, rng *rand.Rand) []Task { return g.ordinal(Last, rng) },
+	Count:   (*gen).count,
+	Chapter: (*gen).chapter,
+	Collect: (*gen).collect,
+	Walk:    (*gen).walk,
+	Insert:  (*gen).insert,
+	Replace: (*gen).replace,
+	Relay:   (*gen).relay,
 }
 
 func familySeed(f Family) uint64 {

@@ -58,7 +58,7 @@ func (m *Meter) count(req *llm.Request, reported *llm.Usage, out string) {
 	m.calls++
 	if reported == nil {
 		m.estimated++
-		reported = &llm.Usage{InputTokens: requestTokens(req), OutputTokens: llm.EstimateTokens(out)}
+		reported = &llm.Usage{InputTokens: RequestTokens(req), OutputTokens: llm.EstimateTokens(out)}
 	}
 	m.usage = m.usage.Add(*reported)
 }
@@ -83,9 +83,10 @@ func (m *Meter) Err() error {
 	return m.err
 }
 
-// requestTokens estimates what a request sends: its messages and the
-// declarations of its tools.
-func requestTokens(req *llm.Request) int {
+// RequestTokens estimates what a request sends (llm.EstimateTokens): its
+// messages, its tool calls, the declarations of its tools and the schema of
+// its response format.
+func RequestTokens(req *llm.Request) int {
 	var b strings.Builder
 	for _, msg := range req.Messages {
 		b.WriteString(msg.Content)

@@ -87,7 +87,7 @@ func (o *Oracle) Reply(req *llm.Request) llmtest.Reply {
 		r = o.command(req)
 	}
 	if o.ReportUsage {
-		r = r.WithUsage(llm.Usage{InputTokens: requestTokens(req), OutputTokens: replyTokens(r)})
+		r = r.WithUsage(llm.Usage{InputTokens: eval.RequestTokens(req), OutputTokens: replyTokens(r)})
 	}
 	return r
 }
@@ -137,21 +137,6 @@ func quotedNames(goal string) []string {
 		out = append(out, m[1])
 	}
 	return out
-}
-
-func requestTokens(req *llm.Request) int {
-	var b strings.Builder
-	for _, m := range req.Messages {
-		b.WriteString(m.Content)
-		for _, c := range m.ToolCalls {
-			b.WriteString(c.Arguments)
-		}
-	}
-	for _, t := range req.Tools {
-		b.WriteString(t.Description)
-		b.Write(t.Parameters)
-	}
-	return llm.EstimateTokens(b.String())
 }
 
 func replyTokens(r llmtest.Reply) int {
