@@ -154,3 +154,18 @@ func TestEvalRefusesBadFlagsBeforeAnyModel(t *testing.T) {
 		require.Contains(t, res.stderr, c.want, c.args)
 	}
 }
+
+func TestEvalBesideABookInAReadOnlyFolder(t *testing.T) {
+	path, plan := evalBook(t)
+	fakeModel(t, evaltest.New(evaltest.Perfect, plan).Handler())
+	dir := filepath.Dir(path)
+	require.NoError(t, os.Chmod(path, 0o444))
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	res := run(t, "", append([]string{"eval", path, "--families", "first"}, evalArgs...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "results in "+os.Getenv("XDG_CACHE_HOME"))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing beside the book but the book, even for root")
+}

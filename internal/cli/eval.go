@@ -150,24 +150,22 @@ func evalRoot(req EvalRequest) (string, error) {
 	if req.StoreRoot != "" {
 		return req.StoreRoot, nil
 	}
-	root := filepath.Join(editor.StateDir(req.Book), "eval")
-	if writable(root) {
+	root, err := editor.MakeStateDir(req.Book, "eval")
+	if err == nil && writable(root) {
 		return root, nil
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", ioErrorf("cannot keep the results: %s is not writable and there is no cache directory (%v)", root, err)
+		return "", ioErrorf("cannot keep the results: %s is not writable and there is no cache directory (%v)",
+			filepath.Join(editor.StateDir(req.Book), "eval"), err)
 	}
 	abs, _ := filepath.Abs(req.Book)
 	h := sha256.Sum256([]byte(abs))
 	return filepath.Join(cache, "aite", "eval", filepath.Base(req.Book)+"-"+hex.EncodeToString(h[:6])), nil
 }
 
-// writable reports whether dir exists or can be made, and takes files.
+// writable reports whether dir takes files.
 func writable(dir string) bool {
-	if os.MkdirAll(dir, 0o755) != nil {
-		return false
-	}
 	f, err := os.CreateTemp(dir, ".probe-")
 	if err != nil {
 		return false
