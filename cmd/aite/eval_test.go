@@ -169,3 +169,20 @@ func TestEvalBesideABookInAReadOnlyFolder(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "nothing beside the book but the book, even for root")
 }
+
+func TestEvalStopsAModelGoingRoundInCircles(t *testing.T) {
+	path, plan := evalBook(t)
+	srv := fakeModel(t, evaltest.New(evaltest.Broken, plan).Handler())
+	args := append([]string{"eval", path, "--families", "first,nth,last", "--yes", "--max-tokens", "1000"}, evalArgs...)
+	res := run(t, "", args...)
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "stopped: this run spent")
+	require.Contains(t, res.stderr, "more than twice what it was allowed (the larger of --max-tokens 1000 and the estimate")
+	require.Contains(t, res.stderr, "2 tasks and 0 relay steps are kept")
+	n := len(srv.Requests())
+	res = run(t, "", args...)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "resuming: 2 of 3 tasks are done already")
+	require.Greater(t, len(srv.Requests()), n, "the next run goes on with the same allowance")
+	require.Contains(t, res.stdout, "| last | 1 | 0 (0 %) | 0 | 1 |")
+}

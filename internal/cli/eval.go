@@ -94,12 +94,16 @@ func Eval(ctx context.Context, req EvalRequest) error {
 	if err != nil {
 		return ioErrorf("cannot keep the results in %s: %w", root, err)
 	}
-	if err := confirmEval(req, book, plan, info, store); err != nil {
+	est, err := confirmEval(req, book, plan, info, store)
+	if err != nil {
 		return err
 	}
-	bar := newEvalBar(req.Log, req.LogTerminal)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	bar, budget := newEvalBar(req.Log, req.LogTerminal), newEvalBudget(req, est, cancel)
 	e := &eval.Evaluation{Runner: EvalRunner{Model: req.Model, MaxSteps: req.MaxSteps}, Book: book, Plan: plan,
-		Model: info, Source: req.Book, Store: store, TempDir: req.TempDir, Clock: req.Clock, OnProgress: bar.update}
+		Model: info, Source: req.Book, Store: store, TempDir: req.TempDir, Clock: req.Clock,
+		OnProgress: func(p eval.Progress) { bar.update(p); budget.update(p) }}
 	rep, err := e.Run(ctx)
 	bar.end()
 	if err != nil {
@@ -184,8 +188,9 @@ func overheads() eval.Overheads {
 }
 
 // confirmEval prints what the run will do and asks before one whose
-// estimate is above the limits.
-func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.ModelInfo, store *eval.Store) error {
+// estimate is above the limits. It returns the estimate of what is left to
+// run.
+func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.ModelInfo, store *eval.Store) (eval.Estimate, error) {
 	todo := *plan
 	todo.Tasks = nil
 	for _, t := range plan.Tasks {
@@ -203,7 +208,7 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 		fmt.Fprintf(req.Log, "  resuming: %d of %d tasks are done already\n", done, len(plan.Tasks))
 	}
 	if len(todo.Tasks) == 0 {
-		return nil
+		return est, nil
 	}
 	cost := "cost unknown (no prices for this model: see aite models)"
 	if est.Cost != nil {
@@ -220,19 +225,22 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 	}
 	switch {
 	case over == "" || req.Yes:
-		return nil
+		return est, nil
 	case !req.Interactive:
-		return Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
+		return est, Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
 	case !confirm(req.In, req.Log, fmt.Sprintf("  %s. Start? [y/N] ", over)):
-		return Usagef("not started")
+		return est, Usagef("not started")
 	}
-	return nil
+	return est, nil
 }
 
 // evalStopped explains a run that did not finish.
 func evalStopped(ctx context.Context, err error, store *eval.Store) error {
 	tasks, steps := store.Count()
-	if ctx.Err() != nil {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errOverBudget):
+		err = cause
+	case ctx.Err() != nil:
 		err = errors.New("interrupted")
 	}
 	return fmt.Errorf("%w; %d tasks and %d relay steps are kept in %s: run the same command again to go on from there", err, tasks, steps, store.Dir)

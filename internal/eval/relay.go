@@ -39,6 +39,9 @@ func (e *Evaluation) relay(ctx context.Context, t Task, prog *progress) (TaskRes
 	}
 	steps := append([]StepResult(nil), done...)
 	for k := len(steps); k < len(t.Steps); k++ {
+		if err := ctx.Err(); err != nil {
+			return TaskResult{}, err
+		}
 		s, err := e.relayStep(ctx, t, k, path, steps)
 		if err != nil {
 			return TaskResult{}, err

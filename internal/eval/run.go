@@ -60,6 +60,9 @@ func (e *Evaluation) Run(ctx context.Context) (*Report, error) {
 	prog := &progress{e: e, total: e.Plan.Commands()}
 	var results []TaskResult
 	for _, t := range e.Plan.Tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if r, ok := e.Store.Done(t.ID); ok {
 			prog.resumed(r)
 			results = append(results, r)

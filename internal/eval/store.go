@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
 )
@@ -49,7 +50,13 @@ const storeFormat = "aite-eval-1"
 // model (key and model ID) and the same plan give the same key.
 func StoreKey(m ModelInfo, p *Plan) string {
 	b, _ := json.Marshal(p)
-	return strings.ReplaceAll(m.Key, "/", "_") + "-" + digest(append([]byte(m.Key+"\n"+m.ModelID+"\n"), b...))[:12]
+	safe := strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.') {
+			return r
+		}
+		return '_'
+	}, m.Key)
+	return safe + "-" + digest(append([]byte(m.Key+"\n"+m.ModelID+"\n"), b...))[:12]
 }
 
 // OpenStore opens (or creates) the store of an evaluation under root and
