@@ -194,7 +194,7 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 	todo := *plan
 	todo.Tasks = nil
 	for _, t := range plan.Tasks {
-		if _, done := store.Done(t.ID); !done {
+		if _, done := store.Done(t); !done {
 			todo.Tasks = append(todo.Tasks, t)
 		}
 	}

@@ -138,7 +138,7 @@ func (e *Evaluation) forwardExpected(step Step, path string, before []byte) ([]b
 // relayResult sums a relay's steps and measures its final book.
 func (e *Evaluation) relayResult(t Task, steps []StepResult, final []byte, path string) TaskResult {
 	r := TaskResult{ID: t.ID, Family: Relay, Gold: goldText(t), Commands: len(t.Steps), Steps: steps, FinalBook: path,
-		Prompt: fmt.Sprintf("%d edit commands, each followed by its inverse", len(t.Steps)/2)}
+		Prompt: taskPrompt(t)}
 	r.Log, _ = filepath.Abs(filepath.Join(e.Store.Dir, "logs", fileName(t.ID)+".log"))
 	n := map[Verdict]int{}
 	for _, s := range steps {

@@ -63,7 +63,7 @@ func (e *Evaluation) Run(ctx context.Context) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r, ok := e.Store.Done(t.ID); ok {
+		if r, ok := e.Store.Done(t); ok {
 			prog.resumed(r)
 			results = append(results, r)
 			continue
@@ -108,8 +108,23 @@ func (e *Evaluation) run(ctx context.Context, job Job, id string) (Outcome, floa
 	start := e.now()
 	o, err := e.Runner.Run(ctx, job)
 	secs := e.now().Sub(start).Seconds()
-	fmt.Fprintf(log, "\n── answer ──\n%s\n(done %v %s; %d calls)\n\n", o.Answer+strings.Join(o.Pointers, ", "), o.Done, o.Failure, o.Calls)
+	fmt.Fprintf(log, "\n── answer ──\n%s\n", o.Answer)
+	if len(o.Pointers) > 0 {
+		fmt.Fprintf(log, "pointers: %s\n", strings.Join(o.Pointers, ", "))
+	}
+	fmt.Fprintf(log, "(finished: %v %s; %d model calls)\n\n", o.Done, o.Failure, o.Calls)
 	return o, secs, logPath, err
+}
+
+// taskPrompt is what a task asks, as reported (a relay: its size).
+func taskPrompt(t Task) string {
+	switch {
+	case t.Walk != nil:
+		return jobText(Job{Walk: t.Walk})
+	case t.Family == Relay:
+		return fmt.Sprintf("%d edit commands, each followed by its inverse", len(t.Steps)/2)
+	}
+	return t.Prompt
 }
 
 func jobText(j Job) string {
@@ -135,10 +150,7 @@ func (e *Evaluation) task(ctx context.Context, t Task) (TaskResult, error) {
 	if err != nil {
 		return TaskResult{}, err
 	}
-	r := TaskResult{ID: t.ID, Family: t.Family, Prompt: t.Prompt, Gold: goldText(t), Commands: 1, Log: logPath}
-	if t.Walk != nil {
-		r.Prompt = jobText(job)
-	}
+	r := TaskResult{ID: t.ID, Family: t.Family, Prompt: taskPrompt(t), Gold: goldText(t), Commands: 1, Log: logPath}
 	r.setOutcome(o, secs)
 	var s score
 	if t.Family.edits() {

@@ -183,3 +183,27 @@ func TestRelayStartsOverWhenItsCopyChanged(t *testing.T) {
 	require.Len(t, second.jobs, 4, "all four steps again, on a fresh copy")
 	require.Equal(t, Exact, rep.Tasks[0].Result, rep.Tasks[0].Reason)
 }
+
+func TestSomeFamiliesReuseWhatAllOfThemKept(t *testing.T) {
+	root := t.TempDir()
+	all := &goldRunner{}
+	e, p := evaluation(t, all, Options{Seed: 4, PerFamily: 2, RelayPairs: 1}, root)
+	all.plan = p
+	_, err := e.Run(context.Background())
+	require.NoError(t, err)
+
+	some := &goldRunner{}
+	e2, p2 := evaluation(t, some, Options{Seed: 4, PerFamily: 2, RelayPairs: 1, Families: []Family{Nth, Insert}}, root)
+	some.plan = p2
+	require.Equal(t, e.Store.Dir, e2.Store.Dir)
+	rep, err := e2.Run(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, some.calls)
+	require.Len(t, rep.Families, 2)
+	require.Equal(t, 4, rep.Total.Exact)
+
+	other := &goldRunner{}
+	e3, p3 := evaluation(t, other, Options{Seed: 5, PerFamily: 2, RelayPairs: 1, Families: []Family{Nth}}, root)
+	other.plan = p3
+	require.NotEqual(t, e.Store.Dir, e3.Store.Dir, "another seed, other tasks")
+}

@@ -18,7 +18,7 @@ import (
 // directory, so that an interrupted evaluation goes on where it stopped
 // and a finished one is reported again without calling the model:
 //
-//	plan.json      the model and the plan (what the results belong to)
+//	plan.json      the model and the plan of the last run
 //	results.jsonl  one line per finished task and per relay step
 //	logs/ID.log    what each task's runs showed (tool calls, batches, edits)
 //	relay-K/       the relay's working copy of the book, kept at the end
@@ -46,17 +46,20 @@ type storeHeader struct {
 
 const storeFormat = "aite-eval-1"
 
-// StoreKey names the directory of an evaluation under a root: the same
-// model (key and model ID) and the same plan give the same key.
+// StoreKey names the directory of an evaluation under a root: the model
+// (key and model ID), the book (its SHA-256) and what generates the tasks
+// (seed, tasks per family, relay pairs). The families are not part of it:
+// each family's tasks depend on nothing else, so a run of some families
+// reuses what a run of all of them kept, and the other way round.
 func StoreKey(m ModelInfo, p *Plan) string {
-	b, _ := json.Marshal(p)
+	id := fmt.Sprintf("%s\n%s\n%s\n%s\n%d\n%d\n%d", storeFormat, m.Key, m.ModelID, p.SHA256, p.Seed, p.PerFamily, p.RelayPairs)
 	safe := strings.Map(func(r rune) rune {
 		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.') {
 			return r
 		}
 		return '_'
 	}, m.Key)
-	return safe + "-" + digest(append([]byte(m.Key+"\n"+m.ModelID+"\n"), b...))[:12]
+	return safe + "-" + digest([]byte(id))[:12]
 }
 
 // OpenStore opens (or creates) the store of an evaluation under root and
@@ -109,10 +112,11 @@ func (s *Store) load() error {
 	return sc.Err()
 }
 
-// Done returns the recorded result of a task.
-func (s *Store) Done(id string) (TaskResult, bool) {
-	r, ok := s.tasks[id]
-	return r, ok
+// Done returns the recorded result of a task, provided it was recorded for
+// this very task (the same prompt).
+func (s *Store) Done(t Task) (TaskResult, bool) {
+	r, ok := s.tasks[t.ID]
+	return r, ok && r.Prompt == taskPrompt(t)
 }
 
 // Steps returns the recorded steps of a relay, in order.
