@@ -84,3 +84,15 @@ func tasksOf(r *eval.Report, family string) []eval.TaskResult {
 	}
 	return out
 }
+
+func TestEvalRelayOnAShortBook(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "lighthouse.md"))
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "lighthouse.md")
+	require.NoError(t, os.WriteFile(path, src, 0o644))
+	opt := eval.Options{Seed: 1, PerFamily: 1, RelayPairs: 12, Families: []eval.Family{eval.Relay}}
+	r, _ := runEval(t, path, evaltest.New(evaltest.Perfect, planOf(t, path, opt)), opt)
+	require.Equal(t, eval.Exact, r.Tasks[0].Result, r.Tasks[0].Reason)
+	require.Len(t, r.Tasks[0].Steps, 24)
+	require.Equal(t, 0, *r.Tasks[0].BytesDiffer)
+}

@@ -106,9 +106,10 @@ func (g *gen) replace(rng *rand.Rand) []Task {
 	return tasks
 }
 
-// relay makes one relay of RelayPairs forward/inverse pairs over distinct
-// plain paragraphs: a word replaced and put back, a last sentence replaced
-// and put back, a paragraph inserted and deleted, in turn.
+// relay makes one relay of RelayPairs forward/inverse pairs over plain
+// paragraphs, distinct as long as the book has enough: a word replaced and
+// put back, a last sentence replaced and put back, a paragraph inserted and
+// deleted, in turn.
 func (g *gen) relay(rng *rand.Rand) []Task {
 	if g.opt.RelayPairs == 0 {
 		return nil
@@ -126,6 +127,10 @@ func (g *gen) relay(rng *rand.Rand) []Task {
 	for k := 0; len(steps) < 2*g.opt.RelayPairs; k++ {
 		kind := kinds[k%len(kinds)]
 		fwd, ok := g.relayStep(rng, kind, paras, used, len(steps)/2+1)
+		if !ok && len(used) > 0 {
+			clear(used) // a short book: its paragraphs are edited again (each pair leaves them as they were)
+			fwd, ok = g.relayStep(rng, kind, paras, used, len(steps)/2+1)
+		}
 		if !ok {
 			break
 		}

@@ -166,3 +166,18 @@ func checkGold(t *testing.T, b *Book, task Task) {
 		require.Equal(t, all[p.N-1], task.Gold.Edit.Pointer, task.ID)
 	}
 }
+
+func TestRelayOnAShortBookEditsItsParagraphsAgain(t *testing.T) {
+	p := plan(t, sample(t, "lighthouse.md"), Options{Seed: 1, PerFamily: 1, RelayPairs: 20, Families: []Family{Relay}})
+	require.Len(t, p.Tasks, 1)
+	steps := p.Tasks[0].Steps
+	require.Len(t, steps, 40)
+	targets := map[string]int{}
+	for _, s := range steps {
+		if !s.Inverse {
+			targets[s.Params.Target]++
+		}
+	}
+	require.Less(t, len(targets), 20, "the book has fewer plain paragraphs than pairs: some are edited again")
+	require.Greater(t, len(targets), 3)
+}

@@ -61,6 +61,10 @@ func (r *Report) writeHeader(b *strings.Builder) {
 }
 
 func writeRow(b *strings.Builder, f FamilyRow, name string) {
+	if f.Tasks == 0 {
+		fmt.Fprintf(b, "| %s | 0 | – | – | – | – | – | – | – | – |\n", name)
+		return
+	}
 	pct := ""
 	if f.Tasks > 0 {
 		pct = fmt.Sprintf(" (%.0f %%)", 100*float64(f.Exact)/float64(f.Tasks))
