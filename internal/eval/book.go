@@ -15,7 +15,8 @@ import (
 )
 
 // Book is the book the gold is computed from: its items with the IDs every
-// copy of it will have, its search index and its chapters.
+// copy of it will have, its search index and its chapters. It is not safe
+// for concurrent use.
 type Book struct {
 	Name     string
 	src      []byte
@@ -24,6 +25,8 @@ type Book struct {
 	level    int       // the chapter heading level; 0 when the book has no chapters
 	chapters []section // in document order
 	lang     string
+	nameList []name           // names(), found once
+	matching map[string][]int // the items each name's search finds, by ID
 }
 
 // section is a chapter: its heading and the index just past its last item.
@@ -42,7 +45,7 @@ func NewBook(name string, src []byte, ids []int, next int) (*Book, error) {
 			return nil, fmt.Errorf("book %s: %w", name, err)
 		}
 	}
-	b := &Book{Name: name, src: src, doc: d, idx: search.Build(d)}
+	b := &Book{Name: name, src: src, doc: d, idx: search.Build(d), matching: map[string][]int{}}
 	b.lang = language(d)
 	b.level, b.chapters = chapters(d)
 	return b, nil
@@ -124,7 +127,11 @@ func (b *Book) chapterOf(i int) (section, bool) {
 func (b *Book) mentions(names ...string) []*document.Item {
 	var ids []int
 	for i, n := range names {
-		got := b.idx.ItemsMatching([]string{n})
+		got, ok := b.matching[n]
+		if !ok {
+			got = b.idx.ItemsMatching([]string{n})
+			b.matching[n] = got
+		}
 		if i == 0 {
 			ids = got
 			continue

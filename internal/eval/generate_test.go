@@ -124,11 +124,15 @@ func TestGoldAgreesWithTheText(t *testing.T) {
 // holding lists the non-heading items of the book (in [from, to) of the
 // item indexes) whose text holds every name, read with the matcher.
 func holding(b *Book, from, to int, names ...string) []string {
+	var ms []*textnorm.Matcher
+	for _, n := range names {
+		ms = append(ms, textnorm.NewMatcher(n))
+	}
 	var out []string
 	for _, it := range b.doc.Items()[from:to] {
 		ok := it.Kind != document.Heading
-		for _, n := range names {
-			ok = ok && textnorm.NewMatcher(n).Match(it.Text)
+		for _, m := range ms {
+			ok = ok && m.Match(it.Text)
 		}
 		if ok {
 			out = append(out, it.Pointer().String())

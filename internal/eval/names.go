@@ -36,6 +36,13 @@ type wordStats struct {
 // ordered by the number of items, then spelling. (When the book has a codex, its characters and their aliases
 // are the better source; the codex is not part of the build yet.)
 func (b *Book) names() []name {
+	if b.nameList == nil {
+		b.nameList = b.findNames()
+	}
+	return b.nameList
+}
+
+func (b *Book) findNames() []name {
 	stats, lower := b.wordStats()
 	forms := make([]string, 0, len(stats))
 	for f, s := range stats {
