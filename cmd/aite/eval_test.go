@@ -87,14 +87,21 @@ func TestEvalOverTheFakeServer(t *testing.T) {
 	require.Empty(t, again.stdout)
 }
 
+// TestEvalComparesTwoModels runs the three oracles over HTTP: the perfect
+// one is exact on every task, the wrong one wrong, the broken one failed.
 func TestEvalComparesTwoModels(t *testing.T) {
 	path, plan := evalBook(t)
 	dir := t.TempDir()
-	for _, b := range []evaltest.Behaviour{evaltest.Perfect, evaltest.Wrong} {
+	for _, b := range []evaltest.Behaviour{evaltest.Perfect, evaltest.Wrong, evaltest.Broken} {
 		fakeModel(t, evaltest.New(b, plan).Handler())
 		out := filepath.Join(dir, string(b)+".json")
-		res := run(t, "", append([]string{"eval", path, "--out", out, "--fresh"}, evalArgs...)...)
+		res := run(t, "", append([]string{"eval", path, "--out", out, "--fresh", "--yes"}, evalArgs...)...)
 		require.Equal(t, 0, res.code, res.stderr)
+		js, err := os.ReadFile(out)
+		require.NoError(t, err)
+		r := decodeReport(t, string(js))
+		got := map[evaltest.Behaviour]int{evaltest.Perfect: r.Total.Exact, evaltest.Wrong: r.Total.Wrong, evaltest.Broken: r.Total.Failed}[b]
+		require.Equal(t, len(plan.Tasks), got, "%s: %+v", b, r.Total)
 	}
 	res := run(t, "", "eval", "--compare", filepath.Join(dir, "perfect.json"), filepath.Join(dir, "wrong.json"))
 	require.Equal(t, 0, res.code, res.stderr)
