@@ -101,11 +101,11 @@ func TestEvalBar(t *testing.T) {
 	var lines, tty bytes.Buffer
 	p := eval.Progress{Done: 3, Total: 12, Task: "relay#1", Step: 2, Result: eval.Exact, Calls: 40, Tokens: 123456, Cost: 0.0123}
 	newEvalBar(&lines, false).update(p)
-	require.Equal(t, "[3/12] relay#1 step 2: exact (40 calls, 123.5k tokens, cost 0.0123 so far)\n", lines.String())
+	require.Equal(t, "[3/12] relay#1 step 2: exact (40 calls, 123k tokens, cost 0.0123 so far)\n", lines.String())
 	bar := newEvalBar(&tty, true)
 	p.Resumed = true
 	bar.update(p)
 	bar.end()
 	require.Equal(t, "\r\033[K"+strings.Repeat("█", 6)+strings.Repeat("░", 18)+
-		" 3/12 relay#1 step 2: exact (kept) · 40 calls, 123.5k tokens, cost 0.0123\n", tty.String())
+		" 3/12 relay#1 step 2: exact (kept) · 40 calls, 123k tokens, cost 0.0123\n", tty.String())
 }

@@ -29,7 +29,7 @@ func (b *evalBar) update(p eval.Progress) {
 	if p.Resumed {
 		how += " (kept)"
 	}
-	spent := fmt.Sprintf("%d calls, %s tokens", p.Calls, tokens(p.Tokens))
+	spent := fmt.Sprintf("%d calls, %s tokens", p.Calls, eval.Tokens(p.Tokens))
 	if p.Cost > 0 {
 		spent += fmt.Sprintf(", cost %.4f", p.Cost)
 	}
@@ -48,14 +48,4 @@ func (b *evalBar) end() {
 	if b.drawn {
 		fmt.Fprintln(b.w)
 	}
-}
-
-func tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }

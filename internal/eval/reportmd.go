@@ -70,7 +70,7 @@ func writeRow(b *strings.Builder, f FamilyRow, name string) {
 		pct = fmt.Sprintf(" (%.0f %%)", 100*float64(f.Exact)/float64(f.Tasks))
 	}
 	fmt.Fprintf(b, "| %s | %d | %d%s | %d | %d | %.1f | %.3f | %s | %s / %s | %s |\n", name, f.Tasks, f.Exact, pct,
-		f.Wrong, f.Failed, f.Calls, f.Rho, costText(f.Cost), tokens(f.InputTokens), tokens(f.OutputTokens), seconds(f.Seconds))
+		f.Wrong, f.Failed, f.Calls, f.Rho, costText(f.Cost), Tokens(f.InputTokens), Tokens(f.OutputTokens), seconds(f.Seconds))
 }
 
 func (r *Report) writeRelay(b *strings.Builder) {
@@ -93,7 +93,7 @@ func (r *Report) writeTasks(b *strings.Builder) {
 			est = "*"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s%s | %s | %s | %s |\n", t.ID, t.Result, cell(t.Answer, 60), cell(t.Gold, 60),
-			t.Calls, tokens(t.InputTokens+t.OutputTokens), est, costText(t.Cost), seconds(t.Seconds), cell(t.Reason, 120))
+			t.Calls, Tokens(t.InputTokens+t.OutputTokens), est, costText(t.Cost), seconds(t.Seconds), cell(t.Reason, 120))
 	}
 	b.WriteString("\n`*`: tokens estimated. Each task's prompt and what the agents did are in its log in the results directory.\n")
 }
@@ -115,7 +115,8 @@ func costText(c *float64) string {
 	return fmt.Sprintf("%.4f", *c)
 }
 
-func tokens(n int) string {
+// Tokens writes a number of tokens for people: 950, 3.2k, 41k, 1.3M.
+func Tokens(n int) string {
 	switch {
 	case n >= 1_000_000:
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
