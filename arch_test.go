@@ -68,7 +68,13 @@ var architecture = map[string][]string{
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm",
-		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver"},
+		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
+
+	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
+	// reports"): gold from the core, the agents only through its Runner interface (implemented by cli).
+	"eval":                    {"document", "markdown", "pointer", "search", "textnorm", "editor", "textdiff", "atomicfile", "llm"},
+	"eval/evaltest":           {"eval", "llm", "llm/llmtest", "textnorm"}, // the oracle fake model, for tests
+	"eval/evaltest/fakemodel": {"eval", "eval/evaltest", "editor", "llm/llmtest"},
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},

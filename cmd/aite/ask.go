@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,14 +35,7 @@ func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 }
 
 // interactive reports whether in is a terminal.
-func interactive(in io.Reader) bool {
-	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+func interactive(in io.Reader) bool { return terminal(in) }
 
 func newAskCmd(o *options) *cobra.Command {
 	f := &agentFlags{}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/codex/assist"
 	"github.com/aitexteditor/aite/internal/cursoragent"
-	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 )
 
@@ -82,10 +80,10 @@ func CodexBuild(ctx context.Context, req CodexBuildRequest) error {
 		writeTextBuild(req.Log, rep, c)
 	}
 	builder := &assist.Builder{Book: b.id, Plans: assist.SessionPlans{Session: b.s, Book: b.id}, MaxEntries: req.Entries, All: req.All,
-		Agent: &cursoragent.Agent{Session: b.s, Store: cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}}}
+		Agent: &cursoragent.Agent{Session: b.s, Store: cursoragent.FileStore{Book: req.Book}}}
 	if req.Model != nil {
 		builder.Agent = req.Model.CursorAgent(b)
-		builder.Agent.Store = cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}
+		builder.Agent.Store = cursoragent.FileStore{Book: req.Book}
 		builder.Pricing = req.Model.Info.Pricing
 		out.Model = req.Model.Info.Key
 	}

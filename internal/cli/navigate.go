@@ -119,7 +119,7 @@ func Navigate(ctx context.Context, req NavigateRequest) error {
 	}
 	defer b.Close()
 	a := req.Model.CursorAgent(b)
-	a.Store = cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}
+	a.Store = cursoragent.FileStore{Book: req.Book}
 	a.OnProgress = func(p cursoragent.Progress) {
 		fmt.Fprintf(req.Log, "batch %d of ~%d: %s … %s (%d items), %d matches so far\n",
 			p.Batch, p.Estimated, p.First, p.Last, p.Items, p.Evidence)

@@ -194,7 +194,3 @@ func tuneBatch(spec *cursor.Spec, t Task) {
 		spec.MaxElements, spec.MaxBytes = 4, 6000
 	}
 }
-
-// SystemPrompt returns the fixed system prompt of every step, for callers
-// that estimate what a task will cost.
-func SystemPrompt() string { return systemPrompt }

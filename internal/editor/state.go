@@ -137,21 +137,36 @@ func writeRecord(book string, r *idRecord) error {
 	return writeStateFile(StatePath(book), append(b, '\n'))
 }
 
-// writeStateFile writes one file of the state directory atomically. The
-// directory is not created beside a book whose directory has no write
-// permission bit at all (a folder marked read-only, also for root, who
-// could write there anyway).
+// writeStateFile writes one file of the state directory atomically
+// (see makeStateDir).
 func writeStateFile(path string, b []byte) error {
-	dir := filepath.Dir(path)
+	if err := makeStateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b, atomicfile.Options{Perm: 0o644})
+}
+
+// makeStateDir creates a book's state directory, but not beside a book
+// whose directory has no write permission bit at all (a folder marked
+// read-only, also for root, who could write there anyway).
+func makeStateDir(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
 			return fmt.Errorf("the folder %s is read-only", filepath.Dir(dir))
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	return os.MkdirAll(dir, 0o755)
+}
+
+// MakeStateDir creates the directory name inside a book's state directory
+// (for records of other packages, such as evaluation results) under the
+// rule of every state file: never in a folder marked read-only.
+func MakeStateDir(book, name string) (string, error) {
+	if err := makeStateDir(StateDir(book)); err != nil {
+		return "", err
 	}
-	return atomicfile.Write(path, b, atomicfile.Options{Perm: 0o644})
+	dir := filepath.Join(StateDir(book), name)
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // IDOrigin says where the item IDs of an opened book file came from.
