@@ -31,40 +31,43 @@ const (
 // direct imports enforces the transitive rule. "x/*" stands for every package below x/.
 // Keep this table in step with ARCHITECTURE.md.
 var architecture = map[string][]string{
-	"pointer":        nil,
-	"document":       {"pointer"},
-	"markdown":       {"document", "pointer"},
-	"textnorm":       nil,
-	"textdiff":       nil,
-	"render":         {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
-	"atomicfile":     nil,
-	"testbook":       nil, // test data access for tests and benchmarks only
-	"cursor":         {"document", "pointer", "textnorm", "search"},
-	"search":         {"document", "pointer", "textnorm"},
-	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff"},
-	"llm":            nil,
-	"llm/openai":     {"llm", "llm/wire"},
-	"llm/wire":       nil,
-	"llm/llmtest":    {"llm", "llm/openai"},
-	"llm/anthropic":  {"llm", "llm/wire"},
-	"llm/models":     {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
-	"cursoragent":    {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
-	"tool":           {"llm"},
-	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
-	"agent":          {"llm", "tool", "agentdef", "store", "agent/agentctx"},
-	"agent/agentctx": nil,
-	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
-	"store":          nil,
-	"store/*":        {"store", "document", "pointer"},
-	"api":            nil,
+	"pointer":         nil,
+	"document":        {"pointer"},
+	"markdown":        {"document", "pointer"},
+	"textnorm":        nil,
+	"textdiff":        nil,
+	"render":          {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
+	"atomicfile":      nil,
+	"testbook":        nil, // test data access for tests and benchmarks only
+	"cursor":          {"document", "pointer", "textnorm", "search"},
+	"search":          {"document", "pointer", "textnorm"},
+	"codex":           {"document", "pointer", "textnorm"},
+	"codex/assist":    {"codex", "cursoragent", "editor", "cursor", "search", "llm"},
+	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
+	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff"},
+	"llm":             nil,
+	"llm/openai":      {"llm", "llm/wire"},
+	"llm/wire":        nil,
+	"llm/llmtest":     {"llm", "llm/openai", "textnorm"},
+	"llm/anthropic":   {"llm", "llm/wire"},
+	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
+	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
+	"tool":            {"llm"},
+	"tool/booktools":  {"tool", "editor", "codex", "codex/assist", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	"agent":           {"llm", "tool", "agentdef", "store", "agent/agentctx"},
+	"agent/agentctx":  nil,
+	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
+	"store":           nil,
+	"store/*":         {"store", "document", "pointer"},
+	"api":             nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render"},
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
 
 	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
@@ -75,11 +78,11 @@ var architecture = map[string][]string{
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},
-	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "cursor", "document", "pointer"},
+	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "codex", "cursor", "document", "pointer"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "editor"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "editor"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{

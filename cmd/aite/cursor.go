@@ -12,6 +12,7 @@ import (
 type cursorFlags struct {
 	keywords, kinds          []string
 	regex, within, after     string
+	entry                    string
 	maxElements, maxBytes    int
 	backward, noContent, noH bool
 }
@@ -29,7 +30,8 @@ item, even one larger than --max-bytes.
 The cursor walks every item (a full scan) unless filtered: --keywords keeps
 the items that hold all the words of one keyword (compared by stem, ignoring
 case and ё/е); repeat it to keep items matching any of the keywords.
---kind keeps some kinds, --regex the items whose plain text matches a Go
+--entry NAME walks the items naming a codex entry by any of its names
+(see 'aite codex'). --kind keeps some kinds, --regex the items whose plain text matches a Go
 regular expression, --within the section of a heading; --no-headings drops
 headings. --backward walks from the end; --start-after starts after (when
 backward, before) the item a pointer names; --no-content leaves out the
@@ -57,6 +59,7 @@ items.`, cursor.MaxElementsLimit, cursor.MaxBytesLimit)),
 	fl.StringSliceVar(&f.kinds, "kind", nil, "keep only items of these kinds (repeatable or comma-separated)")
 	fl.StringVar(&f.regex, "regex", "", "keep only items whose plain text matches this regular expression")
 	fl.StringVar(&f.within, "within", "", "keep only the section of the heading this pointer names")
+	fl.StringVar(&f.entry, "entry", "", "walk the items naming this codex entry (its ID, name or an alias)")
 	fl.IntVar(&f.maxElements, "max-elements", cursor.DefaultMaxElements, fmt.Sprintf("items per portion (1..%d)", cursor.MaxElementsLimit))
 	fl.IntVar(&f.maxBytes, "max-bytes", cursor.DefaultMaxBytes, fmt.Sprintf("bytes of Markdown per portion (1..%d)", cursor.MaxBytesLimit))
 	fl.BoolVar(&f.backward, "backward", false, "walk from the end of the book")
@@ -71,7 +74,7 @@ func runCursor(cmd *cobra.Command, o *options, f *cursorFlags, book string) erro
 	if err != nil {
 		return err
 	}
-	req := cli.CursorRequest{Keywords: f.keywords, Kinds: kinds, Regex: f.regex, Within: f.within,
+	req := cli.CursorRequest{Keywords: f.keywords, Entry: f.entry, Kinds: kinds, Regex: f.regex, Within: f.within,
 		MaxElements: f.maxElements, MaxBytes: f.maxBytes, Backward: f.backward, StartAfter: f.after,
 		NoContent: f.noContent, NoHeadings: f.noH}
 	if _, err := req.Spec(); err != nil {

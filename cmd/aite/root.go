@@ -49,7 +49,7 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
 	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
-	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newCodexCmd(o), newIndexCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
 	return root
 }
 
@@ -62,7 +62,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	root := newRootCmd(o)
-	root.SetArgs(args)
+	root.SetArgs(codexOrder(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

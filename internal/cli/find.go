@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -27,13 +28,21 @@ const (
 	// FindRanked lists the items holding any of the words, best BM25 score
 	// first.
 	FindRanked FindMode = "ranked"
+	// FindEntry lists the items naming a codex entry by any of its names,
+	// in document order.
+	FindEntry FindMode = "entry"
+	// FindSemantic ranks the items by meaning (embeddings), best first.
+	FindSemantic FindMode = "semantic"
+	// FindHybrid fuses the ranking by words (BM25) and by meaning.
+	FindHybrid FindMode = "hybrid"
 )
 
 // FindRequest describes one search of a book.
 type FindRequest struct {
 	Words    []string
 	Mode     FindMode
-	Headings bool // include headings
+	Entry    string // FindEntry: the entry's ID, name or alias
+	Headings bool   // include headings
 	Kinds    []document.Kind
 	Within   string // a heading pointer: search its section only
 	// Limit caps the results; 0 lists every keyword match and
@@ -54,12 +63,24 @@ func CheckSearchLimit(n int) error {
 
 // Found is the JSON shape of a find.
 type Found struct {
-	Mode    FindMode  `json:"mode"`
-	Query   string    `json:"query"`
-	Results []FindHit `json:"results"`
+	Mode  FindMode    `json:"mode"`
+	Query string      `json:"query"`
+	Entry *FoundEntry `json:"entry,omitempty"`
+	// RankedBy is how a search by meaning ranked in the end: semantic,
+	// hybrid, or ranked (by words) when it fell back; Notice says why.
+	RankedBy string    `json:"rankedBy,omitempty"`
+	Notice   string    `json:"notice,omitempty"`
+	Results  []FindHit `json:"results"`
 	// LimitReached is set when the limit may have cut the list.
 	LimitReached bool `json:"-"`
 	limit        int
+}
+
+// FoundEntry is the entry an entry search looked for.
+type FoundEntry struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // FindHit is the JSON shape of one result: a snippet with ** ** around
@@ -86,6 +107,9 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 	case FindKeyword, "":
 		out.Mode = FindKeyword
 		out.Results, out.LimitReached, err = b.findKeyword(req)
+	case FindEntry:
+		out.Query = req.Entry
+		out.Entry, out.Results, out.LimitReached, err = b.findEntry(req)
 	case FindExact, FindRanked:
 		out.Results, err = b.search(req)
 		if out.limit == 0 {
@@ -96,7 +120,7 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 		err = fmt.Errorf("unknown find mode %q", req.Mode)
 	}
 	if err != nil {
-		return Found{}, b.WithNearest(err)
+		return Found{}, codexError(b.WithNearest(err))
 	}
 	if out.Results == nil {
 		out.Results = []FindHit{}
@@ -135,6 +159,22 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 	}
 }
 
+// findEntry lists the items naming an entry.
+func (b *Book) findEntry(req FindRequest) (*FoundEntry, []FindHit, bool, error) {
+	hits, err := b.s.FindEntry(b.id, req.Entry, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+		IncludeHeadings: req.Headings, Within: req.Within})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	e := &FoundEntry{ID: hits.Entry.ID, Name: hits.Entry.Name, Aliases: hits.Entry.Aliases}
+	out := make([]FindHit, len(hits.Results))
+	for i, r := range hits.Results {
+		out[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
+			Snippet: r.Snippet, excerpt: r.Snippet}
+	}
+	return e, out, hits.More, nil
+}
+
 // search runs an exact or ranked search.
 func (b *Book) search(req FindRequest) ([]FindHit, error) {
 	mode := editor.Exact
@@ -161,10 +201,16 @@ func (b *Book) search(req FindRequest) ([]FindHit, error) {
 // score before the excerpt for a ranked search, to w, and the number of
 // results to status.
 func WriteFound(w, status io.Writer, f Found) {
+	if f.Notice != "" {
+		fmt.Fprintf(status, "aite: note: %s\n", f.Notice)
+	}
 	rows := make([][]string, len(f.Results))
 	for i, h := range f.Results {
 		rows[i] = []string{h.Pointer.String(), string(h.Kind)}
-		if f.Mode == FindRanked {
+		switch f.Mode {
+		case FindHybrid:
+			rows[i] = append(rows[i], fmt.Sprintf("%.4f", h.Score)) // fused ranks: at most 2/61
+		case FindRanked, FindSemantic:
 			rows[i] = append(rows[i], fmt.Sprintf("%.2f", h.Score))
 		}
 		rows[i] = append(rows[i], h.excerpt)
@@ -178,4 +224,39 @@ func WriteFound(w, status io.Writer, f Found) {
 	default:
 		fmt.Fprintln(status, plural(len(f.Results), "item"))
 	}
+}
+
+// FindMeaning searches by meaning (FindSemantic) or by words and meaning
+// (FindHybrid): it first embeds what the book's vector index lacks (the
+// whole book the first time, saying what it costs, with a progress bar),
+// then ranks. A failing embedding model falls back to ranking by words,
+// and says so in Notice.
+func (b *Book) FindMeaning(ctx context.Context, req FindRequest, e *Embeddings, log io.Writer, bar bool) (Found, error) {
+	b.Enable(e)
+	if _, err := b.updateVectors(ctx, e.Info, log, bar, false, false); err != nil {
+		fmt.Fprintf(log, "aite: note: %v\n", err)
+	}
+	mode := editor.Semantic
+	if req.Mode == FindHybrid {
+		mode = editor.Hybrid
+	}
+	res, err := b.s.SearchMeaning(ctx, b.id, req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+		IncludeHeadings: req.Headings, Within: req.Within})
+	if err != nil {
+		return Found{}, b.WithNearest(err)
+	}
+	out := Found{Mode: req.Mode, Query: req.Query(), RankedBy: string(res.Mode), Notice: res.Notice, limit: req.Limit,
+		Results: make([]FindHit, len(res.Results))}
+	if res.Mode == editor.Ranked {
+		out.Mode = FindRanked
+	}
+	if out.limit == 0 {
+		out.limit = search.DefaultLimit
+	}
+	out.LimitReached = len(res.Results) == out.limit
+	for i, r := range res.Results {
+		out.Results[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
+			Score: r.Score, Snippet: r.Snippet, excerpt: r.Snippet}
+	}
+	return out, nil
 }

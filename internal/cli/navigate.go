@@ -12,6 +12,7 @@ import (
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/search"
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
@@ -30,6 +31,7 @@ var navigateModes = map[string]cursoragent.Mode{
 type NavigateRequest struct {
 	Book, Task string
 	Keywords   []string
+	Entry      string // walk the items naming this codex entry
 	Targets    string // walk the items of this saved target set
 	Mode       string
 	N          int
@@ -47,8 +49,8 @@ type NavigateRequest struct {
 // or contacted, with the command line's own names for the modes.
 func CheckNavigate(req NavigateRequest) error {
 	if req.Resume != "" {
-		if req.Task != "" || len(req.Keywords) > 0 || req.Targets != "" || req.NGiven || req.Save != "" {
-			return Usagef("--resume continues a task as it was started: give no TASK, --keywords, --targets, --n or --save with it")
+		if req.Task != "" || len(req.Keywords) > 0 || req.Entry != "" || req.Targets != "" || req.NGiven || req.Save != "" {
+			return Usagef("--resume continues a task as it was started: give no TASK, --keywords, --entry, --targets, --n or --save with it")
 		}
 		return checkBatches(req.MaxBatches)
 	}
@@ -64,8 +66,8 @@ func CheckNavigate(req NavigateRequest) error {
 		return Usagef("--n is only for --mode nth")
 	case req.Save != "" && mode != cursoragent.Collect:
 		return Usagef("--save keeps what --mode collect collects; it needs --mode collect")
-	case len(req.Keywords) > 0 && req.Targets != "":
-		return Usagef("give either --keywords or --targets, not both")
+	case btoi(len(req.Keywords) > 0)+btoi(req.Targets != "")+btoi(req.Entry != "") > 1:
+		return Usagef("give one of --keywords, --entry and --targets")
 	}
 	for _, k := range req.Keywords {
 		if len(textnorm.Terms(k)) == 0 {
@@ -73,6 +75,13 @@ func CheckNavigate(req NavigateRequest) error {
 		}
 	}
 	return checkBatches(req.MaxBatches)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func checkBatches(n int) error {
@@ -198,6 +207,16 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 	case len(req.Keywords) > 0:
 		spec = cursor.NewSpec(cursor.Keyword)
 		spec.Keywords = req.Keywords
+	case req.Entry != "":
+		hits, err := b.s.FindEntry(b.id, req.Entry, search.Options{IncludeHeadings: true})
+		if err != nil {
+			return spec, codexError(err)
+		}
+		spec = cursor.NewSpec(cursor.Search)
+		spec.Description = "the items naming " + hits.Entry.Name
+		for _, r := range hits.Results {
+			spec.IDs = append(spec.IDs, r.ID)
+		}
 	}
 	spec.IncludeHeadings = req.Headings
 	return spec, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/builtins"
@@ -118,6 +119,7 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	}
 	a.docs = NewDocuments(a.store, opts.Clock)
 	a.docs.Logger = a.log
+	a.enableEmbeddings()
 	if err := a.registerSample(ctx); err != nil {
 		return nil, err
 	}
@@ -286,6 +288,27 @@ func (a *App) registerSample(ctx context.Context) error {
 	}
 	a.log.Info("sample book registered", "documentId", d.ID, "name", d.Name)
 	return nil
+}
+
+// enableEmbeddings turns search by meaning on for the documents when an
+// embedding model is configured (AITE_EMBED_MODEL or embedModel; read at
+// start: a change needs a restart).
+func (a *App) enableEmbeddings() {
+	reg := a.models.Registry()
+	if reg == nil {
+		return
+	}
+	e, m, err := reg.Embedder("")
+	switch {
+	case errors.Is(err, models.ErrNoEmbedModel):
+		a.log.Info("no embedding model is configured: documents are searched by words (AITE_EMBED_MODEL turns search by meaning on)")
+		return
+	case err != nil:
+		a.log.Warn("the embedding model cannot be used", "err", err)
+		return
+	}
+	a.docs.SetEmbeddings(&editor.Embeddings{Embedder: e, Model: m.Key})
+	a.log.Info("embedding model", "key", m.Key, "provider", m.Provider, "modelId", m.ModelID)
 }
 
 // newServer builds the engine and the HTTP server.

@@ -84,7 +84,9 @@ func NewDocuments(st store.Store, clock func() time.Time) *Documents {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d := &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d.session.SetDataStore(docData{st: st, clock: clock})
+	return d
 }
 
 func (d *Documents) logger() *slog.Logger {
@@ -553,6 +555,7 @@ func (s *Server) registerDocuments() {
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
 	s.mux.HandleFunc("GET /api/ap/document/history", s.getDocumentHistory)
 	s.registerDocumentViews()
+	s.registerCodex()
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {

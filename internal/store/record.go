@@ -182,3 +182,11 @@ func StoredIDs(ids []int) []int {
 	}
 	return slices.Clone(ids)
 }
+
+// DocumentDatum is one value of a document's data (DocumentData).
+type DocumentDatum struct {
+	DocumentID string
+	Name       string
+	Data       []byte
+	UpdatedAt  time.Time
+}

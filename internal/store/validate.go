@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // The Validate functions hold the record rules every backend applies before writing, so the
@@ -188,6 +189,20 @@ func validJSON(b json.RawMessage, optional bool, format string, args ...any) err
 	}
 	if !json.Valid(b) {
 		return fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	return nil
+}
+
+// dataName is the form of a DocumentData name.
+var dataName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidateDocumentData checks a DocumentData name.
+func ValidateDocumentData(docID, name string) error {
+	if docID == "" {
+		return fmt.Errorf("%w: document id is empty", ErrInvalid)
+	}
+	if !dataName.MatchString(name) {
+		return fmt.Errorf("%w: document data name %q (1 to 64 letters, digits, '.', '-' or '_')", ErrInvalid, name)
 	}
 	return nil
 }

@@ -205,3 +205,35 @@ func cloneEdit(e store.DocumentEdit) store.DocumentEdit {
 	}
 	return e
 }
+
+// PutDocumentData implements store.DocumentData.
+func (s *Store) PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error {
+	if err := store.ValidateDocumentData(docID, name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := s.docs[docID]; !ok {
+		return fmt.Errorf("document %q: %w", docID, store.ErrNotFound)
+	}
+	s.data[[2]string{docID, name}] = store.DocumentDatum{DocumentID: docID, Name: name, Data: clone(data), UpdatedAt: ms(at)}
+	return nil
+}
+
+// GetDocumentData implements store.DocumentData.
+func (s *Store) GetDocumentData(ctx context.Context, docID, name string) (store.DocumentDatum, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.DocumentDatum{}, err
+	}
+	d, ok := s.data[[2]string{docID, name}]
+	if !ok {
+		return store.DocumentDatum{}, fmt.Errorf("%s of document %q: %w", name, docID, store.ErrNotFound)
+	}
+	d.Data = clone(d.Data)
+	return d, nil
+}

@@ -30,6 +30,7 @@ type Store struct {
 	docs     map[string]store.Document
 	edits    map[string][]store.DocumentEdit
 	tasks    map[string]store.TaskState
+	data     map[[2]string]store.DocumentDatum // by document id and name
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,6 +48,7 @@ func New() *Store {
 		docs:     map[string]store.Document{},
 		edits:    map[string][]store.DocumentEdit{},
 		tasks:    map[string]store.TaskState{},
+		data:     map[[2]string]store.DocumentDatum{},
 	}
 }
 

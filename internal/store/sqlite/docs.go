@@ -242,3 +242,40 @@ func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// PutDocumentData implements store.DocumentData.
+func (s *Store) PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error {
+	if err := store.ValidateDocumentData(docID, name); err != nil {
+		return err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := need(ctx, tx, documentExists, "document", docID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO document_data (document_id, name, data, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (document_id, name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+			docID, name, data, millis(at))
+		if err != nil {
+			return fmt.Errorf("sqlite: saving %s of document %q: %w", name, docID, err)
+		}
+		return nil
+	})
+}
+
+// GetDocumentData implements store.DocumentData.
+func (s *Store) GetDocumentData(ctx context.Context, docID, name string) (store.DocumentDatum, error) {
+	d := store.DocumentDatum{DocumentID: docID, Name: name}
+	var at int64
+	err := s.r.QueryRowContext(ctx, `SELECT data, updated_at FROM document_data WHERE document_id = ? AND name = ?`,
+		docID, name).Scan(&d.Data, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.DocumentDatum{}, fmt.Errorf("%s of document %q: %w", name, docID, store.ErrNotFound)
+	} else if err != nil {
+		return store.DocumentDatum{}, fmt.Errorf("sqlite: reading %s of document %q: %w", name, docID, err)
+	}
+	d.UpdatedAt = fromMillis(at)
+	return d, nil
+}

@@ -17,6 +17,7 @@ var documentTests = []test{
 	{"Documents/ItemIDs", testDocumentItemIDs},
 	{"Documents/ItemIDsRejected", testDocumentItemIDsRejected},
 	{"Tasks/Upsert", testTasks},
+	{"DocumentData/PutAndGet", testDocumentData},
 }
 
 func testPlans(t *testing.T, s store.Store) {
@@ -328,4 +329,51 @@ func testDocumentItemIDsRejected(t *testing.T, s store.Store) {
 	edits, err := s.ListDocumentEdits(bg, "d1", 0)
 	require.NoError(t, err)
 	require.Empty(t, edits)
+}
+
+func testDocumentData(t *testing.T, s store.Store) {
+	_, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.CreateDocument(bg, store.Document{ID: "d2", Name: "d2.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.GetDocumentData(bg, "d1", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "nothing stored yet")
+
+	codexJSON := []byte(`{"format":"aite-codex","version":1,"entries":[]}`)
+	blob := make([]byte, 70000) // binary, with every byte value and NULs
+	for i := range blob {
+		blob[i] = byte(i * 7)
+	}
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", codexJSON, at(2)))
+	require.NoError(t, s.PutDocumentData(bg, "d1", "vectors.bin", blob, at(3)))
+	got, err := s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, store.DocumentDatum{DocumentID: "d1", Name: "codex.json", Data: codexJSON, UpdatedAt: ms(at(2))}, got)
+	got, err = s.GetDocumentData(bg, "d1", "vectors.bin")
+	require.NoError(t, err)
+	require.Equal(t, blob, got.Data, "bytes come back exactly")
+
+	replaced := []byte(`{"format":"aite-codex","version":1,"entries":[{"id":"x","name":"X"}]}`)
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", replaced, at(4)))
+	got, err = s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, replaced, got.Data, "a put replaces the value")
+	require.Equal(t, ms(at(4)), got.UpdatedAt)
+	_, err = s.GetDocumentData(bg, "d2", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "values are per document")
+
+	require.NoError(t, s.PutDocumentData(bg, "d2", "empty", nil, at(5)))
+	got, err = s.GetDocumentData(bg, "d2", "empty")
+	require.NoError(t, err)
+	require.Empty(t, got.Data)
+
+	requireIs(t, s.PutDocumentData(bg, "nope", "codex.json", codexJSON, at(1)), store.ErrNotFound, "an unknown document")
+	for _, bad := range []string{"", "a/b", "../x", "with space", string(make([]byte, 65))} {
+		requireIs(t, s.PutDocumentData(bg, "d1", bad, codexJSON, at(1)), store.ErrInvalid, bad)
+	}
+	// The document itself is untouched.
+	d, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, 0, d.Revision)
+	require.Equal(t, book, d.Markdown)
 }
