@@ -75,7 +75,7 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, item_ids,
 			next_item_id, size_bytes, created_at, updated_at, owner) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-			d.ID, d.Name, d.Markdown, d.ItemCount, encodeIDs(d.ItemIDs), d.NextItemID, d.SizeBytes,
+			d.ID, d.Name, d.Markdown, d.ItemCount, store.EncodeItemIDs(d.ItemIDs), d.NextItemID, d.SizeBytes,
 			millis(d.CreatedAt), millis(d.UpdatedAt), d.Owner)
 		if err != nil {
 			return fmt.Errorf("sqlite: creating document %q: %w", d.ID, err)
@@ -129,7 +129,7 @@ func scanDocument(sc scanner) (store.Document, error) {
 	}
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
 	if d.NextItemID > 0 {
-		if d.ItemIDs, err = decodeIDs(ids, d.ItemCount); err != nil {
+		if d.ItemIDs, err = store.DecodeItemIDs(ids, d.ItemCount); err != nil {
 			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
 		}
 	}
@@ -150,7 +150,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		at := millis(e.At)
 		_, err = tx.ExecContext(ctx, `UPDATE documents SET markdown = ?, revision = ?, item_count = ?, item_ids = ?,
 			next_item_id = ?, size_bytes = ?, updated_at = ? WHERE document_id = ?`,
-			c.Markdown, e.Revision, c.ItemCount, encodeIDs(c.ItemIDs), c.NextItemID, len(c.Markdown), at, docID)
+			c.Markdown, e.Revision, c.ItemCount, store.EncodeItemIDs(c.ItemIDs), c.NextItemID, len(c.Markdown), at, docID)
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}

@@ -1,4 +1,4 @@
-package sqlite
+package store
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// The item IDs of a document are kept in one TEXT column as comma-separated runs of
-// consecutive IDs in document order: `1-40,57,41-56` is 1…40, then 57, then 41…56. A book
-// keeps its IDs mostly in runs (only inserts break them), so a book of any size stays a few
-// bytes unless heavily edited. The empty string is the empty list.
+// SQL backends keep the item IDs of a document (Document.ItemIDs) in one text column as
+// comma-separated runs of consecutive IDs in document order: `1-40,57,41-56` is 1…40, then
+// 57, then 41…56. A book keeps its IDs mostly in runs (only inserts break them), so a book
+// of any size stays a few bytes unless heavily edited. The empty string is the empty list.
 
-// encodeIDs writes ids as runs.
-func encodeIDs(ids []int) string {
+// EncodeItemIDs writes ids as runs.
+func EncodeItemIDs(ids []int) string {
 	var b strings.Builder
 	for i := 0; i < len(ids); {
 		j := i
@@ -32,9 +32,9 @@ func encodeIDs(ids []int) string {
 	return b.String()
 }
 
-// decodeIDs reads runs written by encodeIDs, which must hold exactly n IDs (so a damaged
+// DecodeItemIDs reads runs written by EncodeItemIDs, which must hold exactly n IDs (so a damaged
 // value can never make it allocate more); "" is nil.
-func decodeIDs(s string, n int) ([]int, error) {
+func DecodeItemIDs(s string, n int) ([]int, error) {
 	if s == "" {
 		if n != 0 {
 			return nil, fmt.Errorf("item ids: none stored for %d items", n)
