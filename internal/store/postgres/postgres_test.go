@@ -1,0 +1,71 @@
+package postgres_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/postgres"
+	"github.com/aitexteditor/aite/internal/store/postgres/pgtest"
+	"github.com/aitexteditor/aite/internal/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	pgtest.BaseDSN(t)
+	storetest.Run(t, func(t *testing.T) store.Store { return pgtest.Open(t, pgtest.DSN(t), "") })
+}
+
+// TestOpenMigratesOnce opens five nodes at once on a new schema: each step
+// is applied once, and every node works.
+func TestOpenMigratesOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	var wg sync.WaitGroup
+	stores := make([]*postgres.Store, 5)
+	for i := range stores {
+		wg.Go(func() { stores[i] = pgtest.Open(t, dsn, "") })
+	}
+	wg.Wait()
+	conn, err := pgx.Connect(bg, dsn)
+	require.NoError(t, err)
+	defer conn.Close(bg)
+	var versions []int
+	rows, err := conn.Query(bg, `SELECT version FROM schema_migrations ORDER BY version`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var v int
+		require.NoError(t, rows.Scan(&v))
+		versions = append(versions, v)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []int{1}, versions)
+	for i, s := range stores {
+		require.NotEqual(t, stores[(i+1)%len(stores)].Node(), s.Node(), "default node names are unique")
+		require.NoError(t, s.SaveTask(bg, s.Node(), []byte(`{}`), t0))
+	}
+
+	_, err = conn.Exec(bg, `INSERT INTO schema_migrations (version, name) VALUES (99, 'future')`)
+	require.NoError(t, err)
+	_, err = postgres.Open(bg, dsn, postgres.Options{})
+	require.ErrorContains(t, err, "newer than this program")
+}
+
+func TestOpenRejects(t *testing.T) {
+	base := pgtest.BaseDSN(t)
+	_, err := postgres.Open(bg, pgtest.WithSchema(base, "no_such_schema"), postgres.Options{})
+	require.ErrorContains(t, err, "CREATE SCHEMA")
+	_, err = postgres.Open(bg, "postgres://user:secret@[::1", postgres.Options{})
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "secret", "the password is not repeated")
+}
+
+func TestIsDSN(t *testing.T) {
+	for in, want := range map[string]bool{
+		"postgres://u@h/db": true, " PostgreSQL://h/db": true, "aite.db": false, "/var/aite.db": false,
+		"postgres.db": false, "": false,
+	} {
+		require.Equal(t, want, postgres.IsDSN(in), in)
+	}
+}
