@@ -24,6 +24,8 @@ var keys = []Key{
 		Help: "the directory the database and all the directories below live in, unless set explicitly", set: str(func(c *Config) *string { return &c.Data })},
 	{Name: "server.addr", Env: "AITE_ADDR", Default: DefaultAddr,
 		Help: "host:port to listen on (:8080 listens on every interface)", set: str(func(c *Config) *string { return &c.Server.Addr })},
+	{Name: "storage.store", Env: "AITE_STORE",
+		Help: "postgres://user:password@host/db for PostgreSQL (several nodes may share it), else a SQLite file like storage.sqlitePath", set: str(func(c *Config) *string { return &c.Storage.Store })},
 	{Name: "storage.sqlitePath", Env: "AITE_DB", Default: "<data>/" + DefaultDBName,
 		Help: "the SQLite database file", set: str(func(c *Config) *string { return &c.Storage.SQLitePath })},
 	{Name: "storage.eventFlushMs", Env: "AITE_EVENT_FLUSH_MS", Default: strconv.Itoa(DefaultEventFlushMs),
@@ -71,6 +73,10 @@ var keys = []Key{
 		Help: "GET /data accepts a chat image token instead of a Bearer token", set: boolean(func(c *Config) *bool { return &c.ChatImageToken.DataTokenValidation })},
 	{Name: "cors.enabled", Env: "AITE_CORS_ENABLED", Default: "false",
 		Help: "answer CORS preflights and add CORS headers on /api/**", set: boolean(func(c *Config) *bool { return &c.CORS.Enabled })},
+	{Name: "cluster.leaseMs", Env: "AITE_LEASE_MS", Default: strconv.Itoa(DefaultLeaseMs),
+		Help: "PostgreSQL store: the runs of a node that stopped are aborted by another node within this plus a third", set: integer(func(c *Config) *int { return &c.Cluster.LeaseMs })},
+	{Name: "cluster.node", Env: "AITE_NODE", Default: "<host>-<pid>-<random>",
+		Help: "PostgreSQL store: this node's name, unique among the live nodes", set: str(func(c *Config) *string { return &c.Cluster.Node })},
 }
 
 // modelKeys are the top-level keys of the shared config file that

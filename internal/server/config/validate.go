@@ -73,6 +73,9 @@ func (c Config) Validate() error {
 			return c.fail(p.key, "is blank")
 		}
 	}
+	if c.Cluster.LeaseMs < MinLeaseMs {
+		return c.fail("cluster.leaseMs", fmt.Sprintf("must be at least %d (got %d)", MinLeaseMs, c.Cluster.LeaseMs))
+	}
 	if ttl := c.ChatImageToken.TTLSeconds; ttl < MinChatTokenTTLSeconds {
 		return c.fail("chatImageToken.ttlSeconds", fmt.Sprintf("must be at least %d seconds (got %d)", MinChatTokenTTLSeconds, ttl))
 	}
