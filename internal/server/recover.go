@@ -40,7 +40,9 @@ func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
 }
 
 // abort stores the lost document.edit events and run.error run_aborted
-// after the run's log and finishes it.
+// after the run's log and finishes it. A log that already ends with its
+// terminal event (the process stopped between storing it and finishing the
+// run) is only finished, as that event says.
 func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	stored, err := m.st.ListEvents(ctx, run.ID, 0)
 	if err != nil {
@@ -50,6 +52,13 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	var last, ts int64
 	if n := len(stored); n > 0 {
 		last, ts = stored[n-1].Seq, stored[n-1].Timestamp
+		if end := stored[n-1]; Terminal(end.Type) {
+			status, reason, code := storedTerminalStatus(end)
+			if err := m.st.FinishRun(ctx, run.ID, status, reason, code, now); err != nil {
+				return err
+			}
+			return m.recordAborted(ctx, run, now)
+		}
 	}
 	add, err := m.lostEdits(ctx, run, stored, last, ts)
 	if err != nil {
@@ -66,6 +75,27 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 		return err
 	}
 	return m.recordAborted(ctx, run, now)
+}
+
+// storedTerminalStatus is terminalStatus of a stored terminal event.
+func storedTerminalStatus(e store.Event) (store.RunStatus, string, string) {
+	var p struct {
+		FinishReason string `json:"finishReason"`
+		Error        struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(e.Body, &p) // a body that does not decode gives internal_error
+	if e.Type == api.TypeRunComplete {
+		if p.FinishReason == api.FinishTimeout {
+			return store.RunTimeout, p.FinishReason, ""
+		}
+		return store.RunCompleted, p.FinishReason, ""
+	}
+	if p.Error.Code == "" {
+		p.Error.Code = api.CodeInternalError
+	}
+	return store.RunError, "", p.Error.Code
 }
 
 // storeEvent is the stored form of e.
@@ -115,8 +145,8 @@ func (m *RunManager) lostEdits(ctx context.Context, run store.Run, log []store.E
 	return out, nil
 }
 
-// recordAborted stores the end of an aborted run on its chat, as the end of
-// every run is (§ 5.1): its content so far, else the user message.
+// recordAborted stores the end of an interrupted run on its chat, as the end
+// of every run is (§ 5.1): its content so far, else the user message.
 func (m *RunManager) recordAborted(ctx context.Context, run store.Run, now time.Time) error {
 	stored, err := m.st.ListEvents(ctx, run.ID, 0)
 	if err != nil {

@@ -528,6 +528,55 @@ func TestRunReplayAfterRestart(t *testing.T) {
 	}
 }
 
+// TestRecoverFinishesARunWhoseEndIsStored: a process that stopped after
+// storing a run's terminal event but before finishing the run leaves a
+// complete log; recovery finishes the run as that event says and adds no
+// second terminal event.
+func TestRecoverFinishesARunWhoseEndIsStored(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		mkChat(t, st, "c1")
+		for _, id := range []string{"r1", "r2", "r3"} {
+			if err := st.CreateRun(ctx, store.Run{ID: id, ChatID: "c1", StartedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ends := map[string]api.Event{
+			"r1": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r1", FinishReason: api.FinishStop}},
+			"r2": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r2", FinishReason: api.FinishTimeout}},
+			"r3": {Seq: 2, Type: api.TypeRunError, Timestamp: 5, Payload: api.RunError{RunID: "r3", Error: api.ErrorInfo{Code: api.CodeModelError}}},
+		}
+		for id, end := range ends {
+			start := api.Event{Seq: 1, Type: api.TypeContentDelta, Timestamp: 4, Payload: api.ContentDelta{ContentID: id + "_c_1", Delta: "Done."}}
+			if err := st.AppendEvents(ctx, id, storeEvent(id, start), storeEvent(id, end)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := NewRunManager(st, RunOptions{})
+		if err := m.RecoverInterrupted(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]string{"r1": {string(store.RunCompleted), "stop", ""},
+			"r2": {string(store.RunTimeout), "timeout", ""}, "r3": {string(store.RunError), "", api.CodeModelError}}
+		for id, w := range want {
+			run, err := st.GetRun(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := [3]string{string(run.Status), run.FinishReason, run.ErrorCode}; got != w {
+				t.Errorf("%s finished as %v, want %v", id, got, w)
+			}
+			if last, _ := st.LastSeq(ctx, id); last != 2 {
+				t.Errorf("%s: %d events, want the 2 stored", id, last)
+			}
+		}
+		chat, err := st.GetChat(ctx, "c1")
+		if err != nil || chat.LastRunContent != "Done." {
+			t.Fatalf("chat after recovery: %+v, %v", chat, err)
+		}
+	})
+}
+
 func TestRecoverInterrupted(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
