@@ -52,11 +52,13 @@ func (e *ChatBusyError) Unwrap() error { return ErrConflict }
 
 // Note tells the nodes sharing a store that a run has new events, stored up
 // to Seq, or (Ended) that the run has ended and its end is recorded (the run
-// finished, its chat updated).
+// finished, its chat updated), or (Cancel) asks the node executing the run
+// to cancel it.
 type Note struct {
-	RunID string
-	Seq   int64
-	Ended bool
+	RunID  string
+	Seq    int64
+	Ended  bool
+	Cancel bool
 }
 
 // Feed is the ability of a store shared by several nodes to tell every node,

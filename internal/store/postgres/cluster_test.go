@@ -76,7 +76,9 @@ func TestStartRunRaces(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for j, s := range []*postgres.Store{a, b} {
-			wg.Go(func() { errs[j] = s.StartRun(bg, store.Run{ID: fmt.Sprintf("%s-r%d", id, j), ChatID: id, StartedAt: t0}) })
+			wg.Go(func() {
+				errs[j] = s.StartRun(bg, store.Run{ID: fmt.Sprintf("%s-r%d", id, j), ChatID: id, StartedAt: t0})
+			})
 		}
 		wg.Wait()
 		require.True(t, (errs[0] == nil) != (errs[1] == nil), "chat %s: %v", id, errs)

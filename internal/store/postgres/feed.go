@@ -85,8 +85,8 @@ func (s *Store) Announce(ctx context.Context, n store.Note) error {
 	return nil
 }
 
-// A note travels as a JSON array [runId, seq] or [runId, seq, 1] (ended);
-// one payload holds a JSON array of them.
+// A note travels as a JSON array [runId, seq] or [runId, seq, flags] (1:
+// ended, 2: cancel); one payload holds a JSON array of them.
 
 // encodeNotes returns the payloads that carry notes, each under maxPayload.
 func encodeNotes(notes []store.Note) []string {
@@ -109,11 +109,24 @@ func encodeNotes(notes []store.Note) []string {
 	return out
 }
 
+// The flags of a note on the wire.
+const (
+	flagEnded  = 1
+	flagCancel = 2
+)
+
 func noteWire(n store.Note) []any {
+	flags := 0
 	if n.Ended {
-		return []any{n.RunID, n.Seq, 1}
+		flags |= flagEnded
 	}
-	return []any{n.RunID, n.Seq}
+	if n.Cancel {
+		flags |= flagCancel
+	}
+	if flags == 0 {
+		return []any{n.RunID, n.Seq}
+	}
+	return []any{n.RunID, n.Seq, flags}
 }
 
 // decodeNotes reads a payload of encodeNotes; anything else gives the zero
@@ -126,10 +139,12 @@ func decodeNotes(payload string) []store.Note {
 	out := make([]store.Note, 0, len(items))
 	for _, it := range items {
 		var n store.Note
-		if len(it) < 2 || json.Unmarshal(it[0], &n.RunID) != nil || json.Unmarshal(it[1], &n.Seq) != nil || n.RunID == "" {
+		var flags int
+		if len(it) < 2 || json.Unmarshal(it[0], &n.RunID) != nil || json.Unmarshal(it[1], &n.Seq) != nil || n.RunID == "" ||
+			(len(it) > 2 && json.Unmarshal(it[2], &flags) != nil) {
 			return []store.Note{{}}
 		}
-		n.Ended = len(it) > 2
+		n.Ended, n.Cancel = flags&flagEnded != 0, flags&flagCancel != 0
 		out = append(out, n)
 	}
 	return out

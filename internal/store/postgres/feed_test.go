@@ -10,7 +10,8 @@ import (
 )
 
 func TestNotesRoundTrip(t *testing.T) {
-	notes := []store.Note{{RunID: "mtoewf3u", Seq: 1}, {RunID: `odd "id"\`, Seq: 99, Ended: true}}
+	notes := []store.Note{{RunID: "mtoewf3u", Seq: 1}, {RunID: `odd "id"\`, Seq: 99, Ended: true},
+		{RunID: "r", Cancel: true}, {RunID: "r", Ended: true, Cancel: true}}
 	payloads := encodeNotes(notes)
 	require.Len(t, payloads, 1)
 	require.Equal(t, notes, decodeNotes(payloads[0]))
@@ -27,7 +28,7 @@ func TestNotesRoundTrip(t *testing.T) {
 	}
 	require.Equal(t, many, back)
 
-	for _, bad := range []string{"", "x", `[["r"]]`, `[[1,2]]`, `[["",2]]`, `{}`} {
+	for _, bad := range []string{"", "x", `[["r"]]`, `[[1,2]]`, `[["",2]]`, `{}`, `[["r",2,"x"]]`} {
 		require.Equal(t, []store.Note{{}}, decodeNotes(bad), "%q reads as: read everything again", bad)
 	}
 }
