@@ -233,7 +233,7 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 		}
 		d.RawMessages = &msgs
 	}
-	if id, ok := s.opts.Runs.Active(chat.ID); ok {
+	if id, ok := s.opts.Runs.Active(ctx, chat.ID); ok {
 		d.ActiveRunID = id
 	}
 	return d, nil
@@ -241,7 +241,8 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 
 // runEvents returns the live event log of a run so far, from the store
 // (every event a client saw is stored): for a running run the events its
-// subscribers may see, so not a terminal event stored but not yet sent.
+// subscribers may see, so not a terminal event stored but not yet sent
+// (for a run of another node: while the store says it is running).
 func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, error) {
 	log, err := s.opts.Store.ListEvents(ctx, run.ID, 0)
 	if err != nil {
@@ -251,6 +252,8 @@ func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, e
 		for len(log) > 0 && log[len(log)-1].Seq > visible {
 			log = log[:len(log)-1]
 		}
+	} else if n := len(log); run.Status == store.RunRunning && n > 0 && Terminal(log[n-1].Type) {
+		log = log[:n-1]
 	}
 	return log, nil
 }
@@ -327,9 +330,13 @@ func (s *Server) chatImageToken(ctx context.Context, chatID string) string {
 	return tok
 }
 
-// handleRuns serves GET /runs [EXT].
+// handleRuns serves GET /runs [EXT]: the running runs of every node.
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
-	list := s.opts.Runs.List()
+	list, err := s.opts.Runs.Running(r.Context())
+	if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
 	out := make([]RunSummary, 0, len(list))
 	for _, ri := range list {
 		out = append(out, RunSummary{RunID: ri.RunID, ChatID: ri.ChatID, AgentKey: ri.AgentKey, StartedAt: ri.StartedAt.UnixMilli()})
@@ -351,7 +358,7 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, map[string]string{"runId": reasonRequired})
 		return
 	}
-	switch err := s.opts.Runs.Cancel(runID); {
+	switch err := s.opts.Runs.Cancel(r.Context(), runID); {
 	case errors.Is(err, ErrRunNotFound):
 		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
 	case errors.Is(err, ErrRunNotRunning):

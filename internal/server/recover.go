@@ -19,7 +19,18 @@ import (
 // every event is stored before it is sent, that seq was never sent to a
 // client. Runs running in this manager are left alone. Call it at startup,
 // before serving; it goes on after a failing run and returns every error.
+//
+// On a store several nodes share, the runs still running may be other
+// nodes' live runs: the node takes its lease and starts keeping it
+// (cluster), and closes only the runs of nodes whose lease has expired, now
+// and from then on until Close.
 func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
+	if m.cl != nil {
+		if err := m.cl.join(ctx); err != nil {
+			return err
+		}
+		return m.cl.reap(ctx)
+	}
 	runs, err := m.st.RunningRuns(ctx)
 	if err != nil {
 		return fmt.Errorf("server: recover interrupted runs: %w", err)

@@ -398,7 +398,7 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id, ok := m.Active("c1"); !ok || id != "r1" {
+		if id, ok := m.Active(context.Background(), "c1"); !ok || id != "r1" {
 			t.Fatalf("Active(c1) = %q, %v", id, ok)
 		}
 		if l := m.List(); len(l) != 2 || l[0].RunID != "r1" || l[1].RunID != "r2" || l[0].ChatID != "c1" || l[0].AgentKey != "writer" {
@@ -410,7 +410,7 @@ func TestRunCancelActiveList(t *testing.T) {
 		}
 		defer unsub()
 		s1.send(t, "partial")
-		if err := m.Cancel("r1"); err != nil {
+		if err := m.Cancel(context.Background(), "r1"); err != nil {
 			t.Fatal(err)
 		}
 		got := drain(t, ch)
@@ -423,16 +423,16 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil || run.Status != store.RunError || run.ErrorCode != api.CodeRunAborted {
 			t.Fatalf("stored run %+v, %v", run, err)
 		}
-		if _, ok := m.Active("c1"); ok {
+		if _, ok := m.Active(context.Background(), "c1"); ok {
 			t.Fatal("c1 still active")
 		}
 		if l := m.List(); len(l) != 1 || l[0].RunID != "r2" {
 			t.Fatalf("List = %+v", l)
 		}
-		if err := m.Cancel("r1"); !errors.Is(err, ErrRunNotRunning) {
+		if err := m.Cancel(context.Background(), "r1"); !errors.Is(err, ErrRunNotRunning) {
 			t.Fatalf("Cancel of an ended run: %v", err)
 		}
-		if err := m.Cancel("nope"); !errors.Is(err, ErrRunNotFound) {
+		if err := m.Cancel(context.Background(), "nope"); !errors.Is(err, ErrRunNotFound) {
 			t.Fatalf("Cancel of an unknown run: %v", err)
 		}
 		// Close cancels the rest and waits.

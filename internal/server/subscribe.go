@@ -20,13 +20,20 @@ import (
 // Whoever serves it decides when a client that makes no progress is given
 // up (the SSE writer's stall timeout); the client may then reattach with
 // the last seq it got. A Subscription is used by one goroutine.
+//
+// In a cluster a run executing on another node is followed from the store
+// (remote): the feed wakes the subscription when the run has new events,
+// which are durable by then, and the terminal event is given once the
+// store says the run has finished. A subscription of a run this node
+// loses to another node goes on the same way.
 type Subscription struct {
-	m     *RunManager
-	runID string
-	run   *Run // nil: the run is not running here (read from the store)
-	next  int64
-	ready chan struct{}
-	done  bool
+	m      *RunManager
+	runID  string
+	run    *Run // nil: the run is not running here (read from the store)
+	remote bool // following a run of another node from the store
+	next   int64
+	ready  chan struct{}
+	done   bool
 }
 
 // Subscribe follows run runID from seq afterSeq (Last-Event-ID; 0 for the
@@ -51,11 +58,16 @@ func (m *RunManager) Subscribe(ctx context.Context, runID string, afterSeq int64
 	if r != nil {
 		return s, nil
 	}
-	if _, err := m.st.GetRun(ctx, runID); err != nil {
+	run, err := m.st.GetRun(ctx, runID)
+	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %q", ErrRunNotFound, runID)
 		}
 		return nil, fmt.Errorf("server: replay run %q: %w", runID, err)
+	}
+	if m.cl != nil && run.Status == store.RunRunning {
+		s.remote = true
+		m.cl.follow(s)
 	}
 	return s, nil
 }
@@ -79,6 +91,9 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 	if s.done {
 		return nil, true, nil
 	}
+	if s.remote {
+		return s.nextRemote(ctx)
+	}
 	if s.run == nil {
 		events, err = s.fromStore(ctx, -1)
 		s.done = err == nil
@@ -86,6 +101,13 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 	}
 	r := s.run
 	r.mu.Lock()
+	if r.lost {
+		delete(r.subs, s)
+		r.mu.Unlock()
+		s.run, s.remote = nil, true
+		s.m.cl.follow(s)
+		return s.nextRemote(ctx)
+	}
 	visible, finished := r.visible, r.finished
 	if s.next >= visible {
 		r.mu.Unlock()
@@ -132,6 +154,38 @@ func (s *Subscription) fromStore(ctx context.Context, upTo int64) ([]api.Event, 
 	return out, nil
 }
 
+// nextRemote is Next for a run of another node: the stored events after
+// the cursor, up to and without a terminal event while the store says the
+// run is running (its end is not recorded yet: the node executing it
+// announces it, see cluster.announceEnd).
+func (s *Subscription) nextRemote(ctx context.Context) ([]api.Event, bool, error) {
+	stored, err := s.m.st.ListEvents(ctx, s.runID, s.next)
+	if err != nil {
+		return nil, false, fmt.Errorf("server: read run %q: %w", s.runID, err)
+	}
+	var out []api.Event
+	for _, e := range stored {
+		if Terminal(e.Type) {
+			run, err := s.m.st.GetRun(ctx, s.runID)
+			if err != nil {
+				return nil, false, fmt.Errorf("server: read run %q: %w", s.runID, err)
+			}
+			if run.Status == store.RunRunning {
+				break // sent once the run's end is recorded
+			}
+			s.done = true
+		}
+		out = append(out, StoredEvent(e))
+		if s.done {
+			break
+		}
+	}
+	if n := len(out); n > 0 {
+		s.next = out[n-1].Seq
+	}
+	return out, s.done, nil
+}
+
 // Close ends the subscription (it no longer counts as a client). Calling it
 // again does nothing.
 func (s *Subscription) Close() {
@@ -139,5 +193,8 @@ func (s *Subscription) Close() {
 		r.mu.Lock()
 		delete(r.subs, s)
 		r.mu.Unlock()
+	}
+	if s.remote {
+		s.m.cl.unfollow(s)
 	}
 }
