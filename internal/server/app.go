@@ -294,7 +294,8 @@ var builtinTools = sync.OnceValue(func() []tool.Tool {
 })
 
 // registerSample stores the sample book unless a document of its name
-// exists.
+// exists. Its id is derived from its name, so nodes of a shared store
+// starting at once store it once.
 func (a *App) registerSample(ctx context.Context) error {
 	name, sample := a.opts.SampleName, a.opts.Sample
 	if len(sample) == 0 {
@@ -309,7 +310,10 @@ func (a *App) registerSample(ctx context.Context) error {
 			return nil
 		}
 	}
-	d, err := a.docs.Create(ctx, name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	d, err := a.docs.createAs(ctx, uuidV5(name), name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	if errors.Is(err, store.ErrExists) {
+		return nil // another node registered it just now
+	}
 	if err != nil {
 		return fmt.Errorf("server: register the sample book: %w", err)
 	}

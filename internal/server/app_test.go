@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,8 +37,15 @@ type appRunning struct {
 // appStart builds an app on dataDir (port 0) with env and serves it.
 func appStart(t *testing.T, dataDir string, env appEnv) *appRunning {
 	t.Helper()
-	cfg, err := config.Load(config.Options{WorkDir: dataDir, Env: appEnv{}.get,
-		Flags: map[string]string{"server.addr": "127.0.0.1:0", "data": dataDir}})
+	return appStartWith(t, dataDir, env, nil)
+}
+
+// appStartWith is appStart with more configuration flags.
+func appStartWith(t *testing.T, dataDir string, env appEnv, flags map[string]string) *appRunning {
+	t.Helper()
+	all := map[string]string{"server.addr": "127.0.0.1:0", "data": dataDir}
+	maps.Copy(all, flags)
+	cfg, err := config.Load(config.Options{WorkDir: dataDir, Env: appEnv{}.get, Flags: all})
 	require.NoError(t, err)
 	app, err := NewApp(context.Background(), cfg, AppOptions{Env: env.get, WorkDir: dataDir, SampleName: examples.SampleName, Sample: examples.Zvezdochkin,
 		WatchInterval: 5 * time.Millisecond, WatchDebounce: 20 * time.Millisecond, ShutdownTimeout: 5 * time.Second})

@@ -111,6 +111,11 @@ func (d *Documents) logger() *slog.Logger {
 // non-empty, ≤ max bytes) and stores a document at revision 0. The name is
 // trimmed and must have 1..MaxDocumentName characters.
 func (d *Documents) Create(ctx context.Context, name string, markdown []byte, maxBytes int64) (store.Document, error) {
+	return d.createAs(ctx, uuidV4(), name, markdown, maxBytes)
+}
+
+// createAs is Create with the document id given.
+func (d *Documents) createAs(ctx context.Context, id, name string, markdown []byte, maxBytes int64) (store.Document, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxDocumentName {
 		return store.Document{}, ErrDocumentName
@@ -119,7 +124,6 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	if err != nil {
 		return store.Document{}, err
 	}
-	id := uuidV4()
 	d.session.Load(id, src)
 	ids, next, err := d.session.ItemIDs(id)
 	now := d.clock()
