@@ -65,8 +65,9 @@ type Note struct {
 // itself included, when runs get new events, whichever node stored them:
 // every committed append of events sends a Note per run with its last
 // stored seq, at commit, so a note never announces an event that is not
-// durable. A node serves a client following a run of another node by
-// reading the stored events each note announces.
+// durable. A node serves the clients following runs of other nodes by
+// reading the stored events the notes announce, for all those runs at once
+// (ListEventsAfter).
 type Feed interface {
 	// Listen calls fn with every note from now on until ctx is done, and
 	// returns ctx's error (or an error when it cannot listen at all). Each
@@ -76,6 +77,10 @@ type Feed interface {
 	Listen(ctx context.Context, fn func(Note)) error
 	// Announce sends n to every node.
 	Announce(ctx context.Context, n Note) error
+	// ListEventsAfter returns the events of several runs, for each run those
+	// with a seq above its entry in after, in run id then seq order; an
+	// unknown run has none.
+	ListEventsAfter(ctx context.Context, after map[string]int64) ([]Event, error)
 }
 
 // DocumentLocks is the ability of a store shared by several nodes to

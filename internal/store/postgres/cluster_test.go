@@ -439,3 +439,23 @@ func TestEditsWithoutTheLockConflict(t *testing.T) {
 	require.True(t, (errs[0] == nil) != (errs[1] == nil), "%v", errs)
 	require.ErrorIs(t, errors.Join(errs...), store.ErrConflict)
 }
+
+func TestListEventsAfter(t *testing.T) {
+	_, a, b := twoNodes(t)
+	chat(t, a, "c1")
+	for _, id := range []string{"r1", "r2", "r3"} {
+		require.NoError(t, a.CreateRun(bg, store.Run{ID: id, ChatID: "c1"}))
+		require.NoError(t, a.AppendEvents(bg, id, event(1, "x"), event(2, "x"), event(3, "x")))
+	}
+	got, err := b.ListEventsAfter(bg, map[string]int64{"r3": 1, "r1": 2, "nope": 0, "r2": 3})
+	require.NoError(t, err)
+	var keys []string
+	for _, e := range got {
+		keys = append(keys, fmt.Sprintf("%s/%d", e.RunID, e.Seq))
+	}
+	require.Equal(t, []string{"r1/3", "r3/2", "r3/3"}, keys)
+	require.Equal(t, string(event(3, "x").Body), string(got[0].Body))
+	got, err = b.ListEventsAfter(bg, nil)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
