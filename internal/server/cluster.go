@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,16 +42,19 @@ type cluster struct {
 	stop context.CancelFunc // ends the loops
 	wg   sync.WaitGroup
 
-	mu     sync.Mutex
-	joined bool
-	remote map[string]map[*Subscription]struct{} // subscriptions of other nodes' runs, by run id
+	kick chan struct{} // wakes the reader (one pending wake)
+
+	mu      sync.Mutex
+	joined  bool
+	mirrors map[string]*mirror // the runs of other nodes followed here, by run id
 }
 
 func newCluster(st clusterStore, m *RunManager, ttl time.Duration) *cluster {
 	if ttl <= 0 {
 		ttl = DefaultLease
 	}
-	return &cluster{st: st, m: m, ttl: ttl, log: m.opts.Logger, remote: map[string]map[*Subscription]struct{}{}}
+	return &cluster{st: st, m: m, ttl: ttl, log: m.opts.Logger, kick: make(chan struct{}, 1),
+		mirrors: map[string]*mirror{}}
 }
 
 // join takes this node's lease and starts the loops that keep it and
@@ -67,6 +71,7 @@ func (c *cluster) join(ctx context.Context) error {
 	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop, c.joined = stop, true
 	c.wg.Go(func() { c.keep(loopCtx) })
+	c.wg.Go(func() { c.read(loopCtx) })
 	c.wg.Go(func() {
 		if err := c.st.Listen(loopCtx, c.note); err != nil && loopCtx.Err() == nil {
 			c.log.Error("cluster: listening to the run feed failed", "err", err)
@@ -88,8 +93,8 @@ func (c *cluster) close() {
 }
 
 // keep renews the lease and closes the runs of dead nodes every third of
-// the lease, and wakes the remote subscriptions on the way (a note that
-// never came is then read anyway).
+// the lease, and makes the mirrors read again on the way (a note that never
+// came is then read anyway).
 func (c *cluster) keep(ctx context.Context) {
 	every := c.ttl / 3
 	lastRenewal := time.Now()
@@ -122,7 +127,7 @@ func (c *cluster) keep(ctx context.Context) {
 				c.log.Warn("cluster: closing the runs of stopped nodes failed", "err", err)
 			}
 		}
-		c.wakeAll()
+		c.wantAll(true)
 	}
 }
 
@@ -154,9 +159,8 @@ func (c *cluster) announceEnd(ctx context.Context, runID string) {
 	}
 }
 
-// note handles a note of the feed: the subscriptions of its run (all of
-// them for the zero note) read again; a cancel note stops the run if it
-// runs here.
+// note handles a note of the feed: the mirror of its run (every mirror for
+// the zero note) reads again; a cancel note stops the run if it runs here.
 func (c *cluster) note(n store.Note) {
 	if n.Cancel {
 		if err := c.m.cancelLocal(n.RunID); err == nil {
@@ -165,48 +169,220 @@ func (c *cluster) note(n store.Note) {
 		return
 	}
 	if n.RunID == "" {
-		c.wakeAll()
+		c.wantAll(false)
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for s := range c.remote[n.RunID] {
-		s.signal()
+	mr := c.mirrors[n.RunID]
+	c.mu.Unlock()
+	if mr != nil {
+		mr.mu.Lock()
+		mr.want = true
+		mr.ended = mr.ended || n.Ended
+		mr.mu.Unlock()
+		c.wake()
 	}
 }
 
-// wakeAll wakes every remote subscription.
-func (c *cluster) wakeAll() {
+// wantAll makes every mirror read again; check also asks the store whether
+// a run whose terminal event is held has ended.
+func (c *cluster) wantAll(check bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, subs := range c.remote {
-		for s := range subs {
-			s.signal()
-		}
+	for _, mr := range c.mirrors {
+		mr.mu.Lock()
+		mr.want = true
+		mr.check = mr.check || (check && mr.held)
+		mr.mu.Unlock()
+	}
+	c.mu.Unlock()
+	c.wake()
+}
+
+// wake wakes the reader.
+func (c *cluster) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
 	}
 }
 
-// follow registers a subscription of a run of another node.
+// follow makes s follow its run through the run's mirror, made for it if
+// it is the first: the mirror starts at s's cursor.
 func (c *cluster) follow(s *Subscription) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	subs := c.remote[s.runID]
-	if subs == nil {
-		subs = map[*Subscription]struct{}{}
-		c.remote[s.runID] = subs
+	mr := c.mirrors[s.runID]
+	if mr == nil {
+		mr = &mirror{runID: s.runID, read: s.next, visible: s.next, want: true, subs: map[*Subscription]struct{}{}}
+		c.mirrors[s.runID] = mr
 	}
-	subs[s] = struct{}{}
+	c.mu.Unlock()
+	mr.mu.Lock()
+	mr.subs[s] = struct{}{}
+	mr.mu.Unlock()
+	s.mirror = mr
+	c.wake()
 }
 
-// unfollow forgets a subscription of follow.
+// unfollow forgets a subscription of follow, and the mirror after its last.
 func (c *cluster) unfollow(s *Subscription) {
+	mr := s.mirror
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if subs := c.remote[s.runID]; subs != nil {
-		delete(subs, s)
-		if len(subs) == 0 {
-			delete(c.remote, s.runID)
+	mr.mu.Lock()
+	delete(mr.subs, s)
+	empty := len(mr.subs) == 0
+	mr.mu.Unlock()
+	if empty && c.mirrors[s.runID] == mr {
+		delete(c.mirrors, s.runID)
+	}
+}
+
+// read is the reader: whenever woken it reads the new events of every
+// mirror that wants them in one query (ListEventsAfter) and hands them to
+// the mirrors, which wake their subscriptions. Notes arriving meanwhile
+// are read by the next query, so the reads keep up however many runs are
+// followed. After a failed read it waits a little and reads again.
+func (c *cluster) read(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
 		}
+		if err := c.readOnce(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("cluster: reading the events of runs of other nodes failed; retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			c.wantAll(false)
+		}
+	}
+}
+
+// readOnce reads for the mirrors that want it.
+func (c *cluster) readOnce(ctx context.Context) error {
+	after := map[string]int64{}
+	var wanting, checking []*mirror
+	c.mu.Lock()
+	for id, mr := range c.mirrors {
+		mr.mu.Lock()
+		if mr.want {
+			mr.want = false
+			after[id] = mr.read
+			wanting = append(wanting, mr)
+		}
+		if mr.check {
+			mr.check = false
+			checking = append(checking, mr)
+		}
+		mr.mu.Unlock()
+	}
+	c.mu.Unlock()
+	if len(after) > 0 {
+		events, err := c.st.ListEventsAfter(ctx, after)
+		if err != nil {
+			return err
+		}
+		byRun := map[string][]store.Event{}
+		for _, e := range events {
+			byRun[e.RunID] = append(byRun[e.RunID], e)
+		}
+		for _, mr := range wanting {
+			if mr.add(byRun[mr.runID]) {
+				checking = append(checking, mr)
+			}
+		}
+	}
+	for _, mr := range checking { // the end may be recorded without a note (one lost, or before the mirror)
+		done, err := c.endRecorded(ctx, mr.runID)
+		if err != nil {
+			return err
+		}
+		if done {
+			mr.mu.Lock()
+			mr.ended = true
+			mr.release()
+			mr.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// endRecorded reports whether the end of run runID is recorded as its
+// node records it before announcing it: the run finished in the store and
+// its chat updated (the chat's last run is this run or a later one).
+func (c *cluster) endRecorded(ctx context.Context, runID string) (bool, error) {
+	run, err := c.m.st.GetRun(ctx, runID)
+	if err != nil || run.Status == store.RunRunning {
+		return false, err
+	}
+	chat, err := c.m.st.GetChat(ctx, run.ChatID)
+	if err != nil {
+		return false, err
+	}
+	return chat.LastRunID >= run.ID, nil
+}
+
+// mirror is this node's copy of the recent events of a run executing on
+// another node, read from the store for the subscriptions that follow the
+// run here: like a Run's tail, with the terminal event held back until the
+// run's end is recorded (the Ended note, or the store says so).
+type mirror struct {
+	runID string
+
+	mu       sync.Mutex
+	subs     map[*Subscription]struct{}
+	read     int64      // the last seq read from the store
+	tail     []logEntry // the latest events read, at most tailSize
+	visible  int64      // the last seq subscribers get
+	finished bool       // the terminal event is visible
+	held     bool       // the terminal event is read, not visible yet
+	ended    bool       // the run's end is recorded
+	want     bool       // a note announced events after read
+	check    bool       // ask the store whether a held run has ended
+}
+
+// add takes the events read after mr.read and wakes the subscriptions. It
+// reports a terminal event read now whose run's end is not known to be
+// recorded: the caller asks the store (its Ended note may have come before
+// the mirror existed).
+func (mr *mirror) add(events []store.Event) (check bool) {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	for _, e := range events {
+		if e.Seq <= mr.read || mr.held {
+			continue // read twice (a wake during a read), or after the terminal event
+		}
+		mr.read = e.Seq
+		mr.tail = append(mr.tail, logEntry{ev: StoredEvent(e), body: e.Body})
+		if Terminal(e.Type) {
+			mr.held, check = true, !mr.ended
+		} else {
+			mr.visible = e.Seq
+		}
+	}
+	if extra := len(mr.tail) - tailSize; extra > 0 {
+		mr.tail = slices.Clone(mr.tail[extra:])
+	}
+	mr.release()
+	mr.signalLocked()
+	return check
+}
+
+// release makes a held terminal event visible once the run's end is
+// recorded. Call with mr.mu held.
+func (mr *mirror) release() {
+	if mr.held && mr.ended && !mr.finished {
+		mr.visible, mr.finished = mr.read, true
+		mr.signalLocked()
+	}
+}
+
+func (mr *mirror) signalLocked() {
+	for s := range mr.subs {
+		s.signal()
 	}
 }
 

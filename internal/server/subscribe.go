@@ -21,16 +21,18 @@ import (
 // up (the SSE writer's stall timeout); the client may then reattach with
 // the last seq it got. A Subscription is used by one goroutine.
 //
-// In a cluster a run executing on another node is followed from the store
-// (remote): the feed wakes the subscription when the run has new events,
-// which are durable by then, and the terminal event is given once the
-// store says the run has finished. A subscription of a run this node
-// loses to another node goes on the same way.
+// In a cluster a run executing on another node is followed through its
+// mirror (cluster.go): the events the feed announces are read from the
+// store, so they are durable, for all the mirrors of the node at once, and
+// the terminal event is given once the run's end is recorded. A
+// subscription of a run this node loses to another node goes on the same
+// way.
 type Subscription struct {
 	m      *RunManager
 	runID  string
-	run    *Run // nil: the run is not running here (read from the store)
-	remote bool // following a run of another node from the store
+	run    *Run    // nil: the run is not running here (read from the store)
+	mirror *mirror // a run of another node (remote)
+	remote bool
 	next   int64
 	ready  chan struct{}
 	done   bool
@@ -92,7 +94,11 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 		return nil, true, nil
 	}
 	if s.remote {
-		return s.nextRemote(ctx)
+		mr := s.mirror
+		mr.mu.Lock()
+		v := viewOf(mr.tail, s.next, mr.visible, mr.finished)
+		mr.mu.Unlock()
+		return s.take(ctx, v)
 	}
 	if s.run == nil {
 		events, err = s.fromStore(ctx, -1)
@@ -106,24 +112,51 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 		r.mu.Unlock()
 		s.run, s.remote = nil, true
 		s.m.cl.follow(s)
-		return s.nextRemote(ctx)
+		return s.Next(ctx)
 	}
-	visible, finished := r.visible, r.finished
-	if s.next >= visible {
-		r.mu.Unlock()
-		s.done = finished
+	v := viewOf(r.tail, s.next, r.visible, r.finished)
+	r.mu.Unlock()
+	return s.take(ctx, v)
+}
+
+// logView is what a subscription may take of a run's recent events at one
+// moment.
+type logView struct {
+	events   []api.Event // after the cursor, up to visible
+	visible  int64       // the last seq subscribers get
+	finished bool        // the terminal event is visible
+	behind   bool        // the cursor is before the events kept: read the store
+}
+
+// viewOf returns the view of tail (the latest events, in seq order) for a
+// cursor at next.
+func viewOf(tail []logEntry, next, visible int64, finished bool) logView {
+	v := logView{visible: visible, finished: finished}
+	if next >= visible {
+		return v
+	}
+	if len(tail) == 0 || tail[0].ev.Seq > next+1 {
+		v.behind = true
+		return v
+	}
+	for _, e := range tail {
+		if e.ev.Seq > next && e.ev.Seq <= visible {
+			v.events = append(v.events, e.ev)
+		}
+	}
+	return v
+}
+
+// take hands out the events of v (from the store when behind) and moves
+// the cursor.
+func (s *Subscription) take(ctx context.Context, v logView) (events []api.Event, done bool, err error) {
+	if s.next >= v.visible {
+		s.done = v.finished
 		return nil, s.done, nil
 	}
-	if len(r.tail) > 0 && r.tail[0].ev.Seq <= s.next+1 {
-		for _, e := range r.tail {
-			if e.ev.Seq > s.next && e.ev.Seq <= visible {
-				events = append(events, e.ev)
-			}
-		}
-		r.mu.Unlock()
-	} else { // fallen behind the events kept in memory
-		r.mu.Unlock()
-		if events, err = s.fromStore(ctx, visible); err != nil {
+	events = v.events
+	if v.behind { // fallen behind the events kept in memory
+		if events, err = s.fromStore(ctx, v.visible); err != nil {
 			return nil, false, err
 		}
 	}
@@ -152,38 +185,6 @@ func (s *Subscription) fromStore(ctx context.Context, upTo int64) ([]api.Event, 
 		s.next = out[len(out)-1].Seq
 	}
 	return out, nil
-}
-
-// nextRemote is Next for a run of another node: the stored events after
-// the cursor, up to and without a terminal event while the store says the
-// run is running (its end is not recorded yet: the node executing it
-// announces it, see cluster.announceEnd).
-func (s *Subscription) nextRemote(ctx context.Context) ([]api.Event, bool, error) {
-	stored, err := s.m.st.ListEvents(ctx, s.runID, s.next)
-	if err != nil {
-		return nil, false, fmt.Errorf("server: read run %q: %w", s.runID, err)
-	}
-	var out []api.Event
-	for _, e := range stored {
-		if Terminal(e.Type) {
-			run, err := s.m.st.GetRun(ctx, s.runID)
-			if err != nil {
-				return nil, false, fmt.Errorf("server: read run %q: %w", s.runID, err)
-			}
-			if run.Status == store.RunRunning {
-				break // sent once the run's end is recorded
-			}
-			s.done = true
-		}
-		out = append(out, StoredEvent(e))
-		if s.done {
-			break
-		}
-	}
-	if n := len(out); n > 0 {
-		s.next = out[n-1].Seq
-	}
-	return out, s.done, nil
 }
 
 // Close ends the subscription (it no longer counts as a client). Calling it
