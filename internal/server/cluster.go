@@ -47,6 +47,9 @@ type cluster struct {
 	mu      sync.Mutex
 	joined  bool
 	mirrors map[string]*mirror // the runs of other nodes followed here, by run id
+
+	reapMu  sync.Mutex           // one reap at a time
+	claimed map[string]store.Run // runs claimed whose abort failed, tried again (reapMu)
 }
 
 func newCluster(st clusterStore, m *RunManager, ttl time.Duration) *cluster {
@@ -54,7 +57,7 @@ func newCluster(st clusterStore, m *RunManager, ttl time.Duration) *cluster {
 		ttl = DefaultLease
 	}
 	return &cluster{st: st, m: m, ttl: ttl, log: m.opts.Logger, kick: make(chan struct{}, 1),
-		mirrors: map[string]*mirror{}}
+		mirrors: map[string]*mirror{}, claimed: map[string]store.Run{}}
 }
 
 // join takes this node's lease and starts the loops that keep it and
@@ -133,20 +136,32 @@ func (c *cluster) keep(ctx context.Context) {
 
 // reap claims the runs of nodes whose lease expired and aborts each as at
 // a restart (RunManager.abort); the subscribers on every node then get the
-// run.error.
+// run.error. A run whose abort failed stays this node's and is tried again
+// at the next reap (it is no longer claimable: this node owns it).
 func (c *cluster) reap(ctx context.Context) error {
+	c.reapMu.Lock()
+	defer c.reapMu.Unlock()
 	runs, err := c.st.ClaimExpiredRuns(ctx)
 	if err != nil {
 		return err
 	}
-	var errs []error
 	for _, run := range runs {
 		c.log.Warn("cluster: aborting a run of a stopped node", "run", run.ID, "chat", run.ChatID)
-		if err := c.m.abort(ctx, run); err != nil {
-			errs = append(errs, fmt.Errorf("run %q: %w", run.ID, err))
-			continue
+		c.claimed[run.ID] = run
+	}
+	var errs []error
+	for id, run := range c.claimed {
+		err := c.m.abort(ctx, run)
+		switch {
+		case err == nil:
+			delete(c.claimed, id)
+			c.announceEnd(ctx, id)
+		case errors.Is(err, store.ErrNotOwner): // claimed by another node meanwhile (this node's lease lapsed)
+			delete(c.claimed, id)
+			errs = append(errs, fmt.Errorf("run %q: %w", id, err))
+		default:
+			errs = append(errs, fmt.Errorf("run %q: %w (tried again at the next reap)", id, err))
 		}
-		c.announceEnd(ctx, run.ID)
 	}
 	return errors.Join(errs...)
 }

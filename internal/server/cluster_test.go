@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -455,3 +456,49 @@ func TestClusterDocumentEdits(t *testing.T) {
 
 // agentDelta is a content delta of the agent loop.
 func agentDelta(text string) agent.Event { return agent.Event{Type: agent.ContentDelta, Delta: text} }
+
+// failingOnce is a PostgreSQL store whose first event append fails.
+type failingOnce struct {
+	*postgres.Store
+	failed atomic.Bool
+}
+
+func (f *failingOnce) AppendEvents(ctx context.Context, runID string, events ...store.Event) error {
+	if f.failed.CompareAndSwap(false, true) {
+		return errors.New("injected: the database went away")
+	}
+	return f.Store.AppendEvents(ctx, runID, events...)
+}
+
+// TestClusterRetriesAFailedAbort: a claimed run whose abort fails (the
+// store failing once) stays the claiming node's and is aborted at its next
+// round, not left running.
+func TestClusterRetriesAFailedAbort(t *testing.T) {
+	leakCheck(t)
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	dead := pgtest.Open(t, dsn, "dead")
+	mkChat(t, dead, "c1")
+	if _, err := dead.RenewLease(ctx, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.StartRun(ctx, store.Run{ID: "r1", ChatID: "c1", StartedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	st := &failingOnce{Store: pgtest.Open(t, dsn, "live")}
+	m := NewRunManager(st, RunOptions{Lease: 300 * time.Millisecond})
+	defer func() { _ = m.Close(ctx) }()
+	if err := m.RecoverInterrupted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		r, err := st.GetRun(ctx, "r1")
+		return err == nil && r.Status == store.RunError
+	})
+	if !st.failed.Load() {
+		t.Fatal("the abort never failed: the test tested nothing")
+	}
+	if events, _ := st.ListEvents(ctx, "r1", 0); len(events) != 1 || events[0].Type != api.TypeRunError {
+		t.Fatalf("events %+v", events)
+	}
+}

@@ -53,7 +53,8 @@ func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
 // abort stores the lost document.edit events and run.error run_aborted
 // after the run's log and finishes it. A log that already ends with its
 // terminal event (the process stopped between storing it and finishing the
-// run) is only finished, as that event says.
+// run, or an abort that failed half-way) is only finished, as that event
+// says, if not finished yet; so abort may be tried again.
 func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	stored, err := m.st.ListEvents(ctx, run.ID, 0)
 	if err != nil {
@@ -65,7 +66,7 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 		last, ts = stored[n-1].Seq, stored[n-1].Timestamp
 		if end := stored[n-1]; Terminal(end.Type) {
 			status, reason, code := storedTerminalStatus(end)
-			if err := m.st.FinishRun(ctx, run.ID, status, reason, code, now); err != nil {
+			if err := m.st.FinishRun(ctx, run.ID, status, reason, code, now); err != nil && !errors.Is(err, store.ErrConflict) {
 				return err
 			}
 			return m.recordAborted(ctx, run, now)
