@@ -53,13 +53,19 @@ func (e *ChatBusyError) Unwrap() error { return ErrConflict }
 // Note tells the nodes sharing a store that a run has new events, stored up
 // to Seq, or (Ended) that the run has ended and its end is recorded (the run
 // finished, its chat updated), or (Cancel) asks the node executing the run
-// to cancel it.
+// to cancel it. Body is a message about the run between nodes, opaque to
+// the store (at most MaxNoteBody bytes).
 type Note struct {
 	RunID  string
 	Seq    int64
 	Ended  bool
 	Cancel bool
+	Body   []byte
 }
+
+// MaxNoteBody bounds Note.Body (Announce refuses a longer one with
+// ErrInvalid).
+const MaxNoteBody = 5000
 
 // Feed is the ability of a store shared by several nodes to tell every node,
 // itself included, when runs get new events, whichever node stored them:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -249,7 +250,7 @@ func (l *listener) wait(t *testing.T, cond func([]store.Note) bool) []store.Note
 func has(n store.Note) func([]store.Note) bool {
 	return func(notes []store.Note) bool {
 		for _, m := range notes {
-			if m == n {
+			if reflect.DeepEqual(m, n) {
 				return true
 			}
 		}
@@ -275,6 +276,7 @@ func TestFeed(t *testing.T) {
 		store.Event{RunID: "r 3", Seq: 7, Type: "x", Body: json.RawMessage(`{}`)},
 		store.Event{RunID: "r2", Seq: 2, Type: "x", Body: json.RawMessage(`{}`)}))
 	require.NoError(t, b.Announce(bg, store.Note{RunID: "r1", Seq: 2, Ended: true}))
+	require.ErrorIs(t, b.Announce(bg, store.Note{RunID: "r1", Body: make([]byte, store.MaxNoteBody+1)}), store.ErrInvalid)
 	want := []store.Note{{}, {RunID: "r1", Seq: 2}, {RunID: "r2", Seq: 2}, {RunID: "r 3", Seq: 7}, {RunID: "r1", Seq: 2, Ended: true}}
 	for _, l := range []*listener{la, lb} {
 		got := l.wait(t, func(n []store.Note) bool { return len(n) >= len(want) })
@@ -288,7 +290,7 @@ func TestFeed(t *testing.T) {
 	_, err = conn.Exec(bg, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE pid <> pg_backend_pid() AND query = 'LISTEN "aite_runs_'||current_schema()||'"'`)
 	require.NoError(t, err)
-	lb.wait(t, func(n []store.Note) bool { return len(n) > len(want) && n[len(want)] == store.Note{} })
+	lb.wait(t, func(n []store.Note) bool { return len(n) > len(want) && reflect.DeepEqual(n[len(want)], store.Note{}) })
 	require.NoError(t, a.AppendEvents(bg, "r1", event(3, "x")))
 	lb.wait(t, has(store.Note{RunID: "r1", Seq: 3}))
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -74,6 +75,9 @@ func (s *Store) listenOnce(ctx context.Context, fn func(store.Note)) (listened b
 
 // Announce implements store.Feed.
 func (s *Store) Announce(ctx context.Context, n store.Note) error {
+	if len(n.Body) > store.MaxNoteBody {
+		return fmt.Errorf("%w: a note body of %d bytes, the limit is %d", store.ErrInvalid, len(n.Body), store.MaxNoteBody)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -85,8 +89,9 @@ func (s *Store) Announce(ctx context.Context, n store.Note) error {
 	return nil
 }
 
-// A note travels as a JSON array [runId, seq] or [runId, seq, flags] (1:
-// ended, 2: cancel); one payload holds a JSON array of them.
+// A note travels as a JSON array [runId, seq], [runId, seq, flags] (1:
+// ended, 2: cancel) or [runId, seq, flags, body] (body in base64); one
+// payload holds a JSON array of them.
 
 // encodeNotes returns the payloads that carry notes, each under maxPayload.
 func encodeNotes(notes []store.Note) []string {
@@ -123,7 +128,10 @@ func noteWire(n store.Note) []any {
 	if n.Cancel {
 		flags |= flagCancel
 	}
-	if flags == 0 {
+	switch {
+	case len(n.Body) > 0:
+		return []any{n.RunID, n.Seq, flags, n.Body}
+	case flags == 0:
 		return []any{n.RunID, n.Seq}
 	}
 	return []any{n.RunID, n.Seq, flags}
@@ -141,7 +149,7 @@ func decodeNotes(payload string) []store.Note {
 		var n store.Note
 		var flags int
 		if len(it) < 2 || json.Unmarshal(it[0], &n.RunID) != nil || json.Unmarshal(it[1], &n.Seq) != nil || n.RunID == "" ||
-			(len(it) > 2 && json.Unmarshal(it[2], &flags) != nil) {
+			(len(it) > 2 && json.Unmarshal(it[2], &flags) != nil) || (len(it) > 3 && json.Unmarshal(it[3], &n.Body) != nil) {
 			return []store.Note{{}}
 		}
 		n.Ended, n.Cancel = flags&flagEnded != 0, flags&flagCancel != 0

@@ -11,7 +11,8 @@ import (
 
 func TestNotesRoundTrip(t *testing.T) {
 	notes := []store.Note{{RunID: "mtoewf3u", Seq: 1}, {RunID: `odd "id"\`, Seq: 99, Ended: true},
-		{RunID: "r", Cancel: true}, {RunID: "r", Ended: true, Cancel: true}}
+		{RunID: "r", Cancel: true}, {RunID: "r", Ended: true, Cancel: true},
+		{RunID: "r", Body: []byte(`{"submit":{"id":"x","params":"é\u0000"}}` + "\x00\xff")}}
 	payloads := encodeNotes(notes)
 	require.Len(t, payloads, 1)
 	require.Equal(t, notes, decodeNotes(payloads[0]))
