@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -48,6 +49,9 @@ type cluster struct {
 	joined  bool
 	mirrors map[string]*mirror // the runs of other nodes followed here, by run id
 
+	waiting map[string]chan submitReply                                               // forwarded submits waiting for their answer, by id
+	answer  func(runID, toolID string, params json.RawMessage) (int, json.RawMessage) // answers forwarded submits
+
 	reapMu  sync.Mutex           // one reap at a time
 	claimed map[string]store.Run // runs claimed whose abort failed, tried again (reapMu)
 }
@@ -57,7 +61,7 @@ func newCluster(st clusterStore, m *RunManager, ttl time.Duration) *cluster {
 		ttl = DefaultLease
 	}
 	return &cluster{st: st, m: m, ttl: ttl, log: m.opts.Logger, kick: make(chan struct{}, 1),
-		mirrors: map[string]*mirror{}, claimed: map[string]store.Run{}}
+		mirrors: map[string]*mirror{}, claimed: map[string]store.Run{}, waiting: map[string]chan submitReply{}}
 }
 
 // join takes this node's lease and starts the loops that keep it and
@@ -175,8 +179,13 @@ func (c *cluster) announceEnd(ctx context.Context, runID string) {
 }
 
 // note handles a note of the feed: the mirror of its run (every mirror for
-// the zero note) reads again; a cancel note stops the run if it runs here.
+// the zero note) reads again; a cancel note stops the run if it runs here;
+// a message is handled by message.
 func (c *cluster) note(n store.Note) {
+	if len(n.Body) > 0 {
+		c.message(n)
+		return
+	}
 	if n.Cancel {
 		if err := c.m.cancelLocal(n.RunID); err == nil {
 			c.log.Info("cluster: run canceled from another node", "run", n.RunID)
