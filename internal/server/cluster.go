@@ -45,8 +45,10 @@ type cluster struct {
 
 	kick chan struct{} // wakes the reader (one pending wake)
 
+	joinMu sync.Mutex
+	joined bool // (joinMu)
+
 	mu      sync.Mutex
-	joined  bool
 	mirrors map[string]*mirror // the runs of other nodes followed here, by run id
 
 	waiting map[string]chan submitReply                                               // forwarded submits waiting for their answer, by id
@@ -64,11 +66,16 @@ func newCluster(st clusterStore, m *RunManager, ttl time.Duration) *cluster {
 		mirrors: map[string]*mirror{}, claimed: map[string]store.Run{}, waiting: map[string]chan submitReply{}}
 }
 
+// joinListenWait bounds how long join waits for the feed to listen.
+const joinListenWait = 10 * time.Second
+
 // join takes this node's lease and starts the loops that keep it and
-// listen to the feed; once joined it does nothing.
+// listen to the feed, and waits (joinListenWait at most) until the node
+// listens, so the notes of runs started from then on reach it; once
+// joined it does nothing.
 func (c *cluster) join(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.joinMu.Lock()
+	defer c.joinMu.Unlock()
 	if c.joined {
 		return nil
 	}
@@ -76,14 +83,33 @@ func (c *cluster) join(ctx context.Context) error {
 		return fmt.Errorf("server: taking this node's lease: %w", err)
 	}
 	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c.stop, c.joined = stop, true
+	c.mu.Lock()
+	c.stop = stop
+	c.mu.Unlock()
+	c.joined = true
+	listening := make(chan struct{})
+	var once sync.Once
 	c.wg.Go(func() { c.keep(loopCtx) })
 	c.wg.Go(func() { c.read(loopCtx) })
 	c.wg.Go(func() {
-		if err := c.st.Listen(loopCtx, c.note); err != nil && loopCtx.Err() == nil {
+		err := c.st.Listen(loopCtx, func(n store.Note) {
+			if n.RunID == "" {
+				once.Do(func() { close(listening) })
+			}
+			c.note(n)
+		})
+		if err != nil && loopCtx.Err() == nil {
 			c.log.Error("cluster: listening to the run feed failed", "err", err)
 		}
 	})
+	t := time.NewTimer(joinListenWait)
+	defer t.Stop()
+	select {
+	case <-listening:
+	case <-t.C:
+		c.log.Warn("cluster: not listening to the run feed yet; going on", "after", joinListenWait)
+	case <-ctx.Done():
+	}
 	return nil
 }
 
@@ -192,8 +218,8 @@ func (c *cluster) note(n store.Note) {
 		}
 		return
 	}
-	if n.RunID == "" {
-		c.wantAll(false)
+	if n.RunID == "" { // notes may have been missed, Ended ones too
+		c.wantAll(true)
 		return
 	}
 	c.mu.Lock()
