@@ -60,6 +60,20 @@ func DecodeItemIDs(s string, n int) ([]int, error) {
 	return ids, nil
 }
 
+// DecodeDocumentItemIDs sets d.ItemIDs from encoded (EncodeItemIDs) when d
+// records them (NextItemID > 0), as SQL backends read a document.
+func DecodeDocumentItemIDs(d *Document, encoded string) error {
+	if d.NextItemID == 0 {
+		return nil
+	}
+	ids, err := DecodeItemIDs(encoded, d.ItemCount)
+	if err != nil {
+		return fmt.Errorf("document %q: %w", d.ID, err)
+	}
+	d.ItemIDs = ids
+	return nil
+}
+
 // parseRun reads `a` or `a-b` (0 < a < b).
 func parseRun(run string) (lo, hi int, err error) {
 	a, b, isRange := strings.Cut(run, "-")

@@ -167,3 +167,12 @@ func StoredIDs(ids []int) []int {
 	}
 	return slices.Clone(ids)
 }
+
+// Edited returns d as edit e leaves it with content c (its text, item count
+// and item IDs, revision, size and update time): the document every
+// backend's ApplyDocumentEdit stores and returns.
+func Edited(d Document, c DocumentContent, e DocumentEdit) Document {
+	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), StoredTime(e.At)
+	d.ItemIDs, d.NextItemID = StoredIDs(c.ItemIDs), c.NextItemID
+	return d
+}

@@ -139,10 +139,8 @@ func scanDocument(row pgx.Row) (store.Document, error) {
 	}
 	d.Name, d.Markdown = string(name), string(markdown)
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
-	if d.NextItemID > 0 {
-		if d.ItemIDs, err = store.DecodeItemIDs(ids, d.ItemCount); err != nil {
-			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
-		}
+	if err := store.DecodeDocumentItemIDs(&d, ids); err != nil {
+		return store.Document{}, err
 	}
 	return d, nil
 }
@@ -174,8 +172,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		if err != nil {
 			return failed(ctx, err, "journaling the edit of document %q", docID)
 		}
-		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), fromMillis(at)
-		d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
+		d = store.Edited(d, c, e)
 		return nil
 	})
 	if err != nil {
