@@ -31,10 +31,11 @@ type clusterStore interface {
 // of it; when it is lost, or cannot be renewed for a whole lease, the
 // node's runs are stopped, since another node may take them over), closes
 // the runs of nodes whose lease expired (claimed through the store, then
-// aborted as at a restart), and serves the subscriptions of runs executing
-// on other nodes: they read the store whenever the feed says the run has
-// new events. On a store without these abilities a RunManager has no
-// cluster and is the only node.
+// aborted as at a restart), serves the subscriptions of runs executing on
+// other nodes through mirrors, which read the store whenever the feed says
+// those runs have new events, and passes cancels and submits to the node
+// of their run (forward.go). On a store without these abilities a
+// RunManager has no cluster and is the only node.
 type cluster struct {
 	st   clusterStore
 	m    *RunManager
