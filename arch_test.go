@@ -36,6 +36,7 @@ var architecture = map[string][]string{
 	"markdown":       {"document", "pointer"},
 	"textnorm":       nil,
 	"textdiff":       nil,
+	"render":         {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
 	"atomicfile":     nil,
 	"testbook":       nil, // test data access for tests and benchmarks only
 	"cursor":         {"document", "pointer", "textnorm", "search"},
@@ -54,20 +55,26 @@ var architecture = map[string][]string{
 	"agent/agentctx": nil,
 	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
-	"store/*":        {"store"},
-	"store/postgres": {"store"},
+	"store/*":        {"store", "document", "pointer"},
+	"store/postgres": {"store", "document", "pointer"},
 	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
 	"store/postgres/pgtest": {"store", "store/postgres"},
 	"api":                   nil,
 	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins"},
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
-	"mcpserver":       {"editor", "tool", "tool/booktools"},
+	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
-		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config"},
+		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
+
+	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
+	// reports"): gold from the core, the agents only through its Runner interface (implemented by cli).
+	"eval":                    {"document", "markdown", "pointer", "search", "textnorm", "editor", "textdiff", "atomicfile", "llm"},
+	"eval/evaltest":           {"eval", "llm", "llm/llmtest", "textnorm"}, // the oracle fake model, for tests
+	"eval/evaltest/fakemodel": {"eval", "eval/evaltest", "editor", "llm/llmtest"},
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},

@@ -1,19 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 type agentFlags struct {
-	model, config string
-	yes, dryRun   bool
-	maxSteps      int
+	model, config      string
+	yes, dryRun, force bool
+	maxSteps, context  int
 }
 
 func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
@@ -25,17 +28,14 @@ func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 		fl.BoolVar(&f.dryRun, "dry-run", false, "show the edits as a diff but never write")
 		fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "model turns with tools before the agent must answer")
 	}
+	if writes || cmd.Name() == "chat" {
+		fl.BoolVar(&f.force, "force", false, "write the book even if it is read-only")
+		fl.IntVar(&f.context, "context", textdiff.DefaultWidth, "characters of context around a change inside a long line of the diff")
+	}
 }
 
 // interactive reports whether in is a terminal.
-func interactive(in io.Reader) bool {
-	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+func interactive(in io.Reader) bool { return terminal(in) }
 
 func newAskCmd(o *options) *cobra.Command {
 	f := &agentFlags{}
@@ -48,18 +48,26 @@ progress (tool calls, cursor batches, edits); standard output shows the
 answer, with pointers, and then the unified diff of the edits.
 
 The book is written only after confirmation on a terminal: --yes writes
-without asking, --dry-run never writes, and without a terminal and without
---yes nothing is written (exit code 1). The write is atomic, keeps a .bak,
-and is journaled so that 'aite undo BOOK.md' restores the previous version.
-A canceled or failed run writes nothing.
+without asking, --dry-run never writes (the two together are refused), and
+without a terminal and without --yes nothing is written (exit code 1). The
+write is atomic, keeps a .bak, and is journaled so that 'aite undo BOOK.md'
+restores the previous version; a read-only book needs --force. A canceled
+or failed run writes nothing (exit code 1), and so does a run whose model
+used up its --max-steps turns with tools before it finished: it says so and
+exits 1. Declining at the prompt writes nothing and exits 0.
+
+With --json nothing streams to standard output; at the end it prints
+{"answer", "edits": [{"op", "pointer", "newPointer", "before", "after"}],
+"diff", "written", "outOfSteps"?, "error"?, "usage": {"inputTokens",
+"outputTokens", "cost"?}}, also when the run failed.
 
 A model must be configured: see 'aite models'.`),
 		Example: `  aite ask book.md "where is Zvezdochkin first mentioned, not counting headings?"
   aite ask book.md "make the paragraph where Varya first appears more vivid" --yes`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.maxSteps < 1 || f.maxSteps > 100 {
-				return cli.Usagef("--max-steps must be between 1 and 100 (got %d)", f.maxSteps)
+			if err := cli.CheckAsk(args[1], f.yes, f.dryRun, f.maxSteps); err != nil {
+				return err // before any model is loaded or contacted
 			}
 			m, err := cli.LoadModel(f.model, f.config)
 			if err != nil {
@@ -67,7 +75,8 @@ A model must be configured: see 'aite models'.`),
 			}
 			return cli.Ask(cmd.Context(), cli.AskRequest{Book: args[0], Command: args[1], Model: m, Yes: f.yes,
 				DryRun: f.dryRun, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(),
-				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps})
+				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps, Force: f.force, JSON: o.json,
+				Context: f.context})
 		},
 	}
 	f.register(cmd, true)
@@ -93,7 +102,7 @@ not yet written, /quit leaves.
 				return err
 			}
 			return cli.Chat(cmd.Context(), cli.AskRequest{Book: args[0], Model: m, In: cmd.InOrStdin(),
-				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps})
+				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps, Force: f.force, Context: f.context})
 		},
 	}
 	f.register(cmd, false) // no --max-steps: MaxSteps 0 is agent.DefaultMaxSteps
@@ -101,53 +110,119 @@ not yet written, /quit leaves.
 }
 
 func newUndoCmd(o *options) *cobra.Command {
-	var noBackup bool
+	var noBackup, force bool
 	cmd := &cobra.Command{
 		Use:   "undo BOOK.md",
 		Short: "Restore the book as it was before the last written command",
-		Long: helpText(`Take back the last command whose edits 'aite ask' or 'aite chat' wrote to
-BOOK.md: the file is restored byte for byte from the journal kept beside it
-(.BOOK.md.aite-journal.json). If the book changed since that command was
-written, nothing is touched. Repeat to go further back (up to 20 commands).`),
+		Long: helpText(fmt.Sprintf(`Take back the last command that wrote BOOK.md ('aite edit', 'aite ask' or
+'aite chat' /save): the file is restored byte for byte from the journal kept
+beside it (.BOOK.md.aite/journal.json), and its items get back the IDs they
+had, so the pointers printed before that command are valid again. If the
+book changed since that command was written, nothing is touched. Repeat to
+go further back (up to %d commands). A read-only book is refused unless
+--force.`, editor.JournalDepth)),
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cli.Undo(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], !noBackup, o.json)
+			return cli.Undo(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], !noBackup, force, o.json)
 		},
 	}
 	cmd.Flags().BoolVar(&noBackup, "no-backup", false, "do not keep the current version as BOOK.md.bak")
+	cmd.Flags().BoolVar(&force, "force", false, "write the book even if it is read-only")
 	return cmd
 }
 
 func newNavigateCmd(o *options) *cobra.Command {
 	f := &agentFlags{}
-	var keywords []string
-	var mode string
-	var n int
-	var headings bool
+	req := cli.NavigateRequest{}
 	cmd := &cobra.Command{
 		Use:   "navigate BOOK.md TASK",
 		Short: "Run the cursor agent: find the first, n-th or last item that matches a task",
 		Long: helpText(`Walk the book batch by batch with the cursor agent and find what TASK describes.
---keywords makes it walk only the items that mention them (faster, cheaper);
-without keywords it reads every item. --mode: first (default), nth (with
---n), last, collect (all matches into a target set) or summary. One progress
-line per batch goes to standard error; the result to standard output.`),
-		Example: `  aite navigate book.md "a line where Zvezdochkin speaks" --keywords Звёздочкин --mode nth --n 2`,
-		Args:    exactArgs(2),
+--keywords makes it walk only the items that mention them (faster, cheaper;
+every form of a word counts), --targets only the items of a saved target
+set; without either it reads every item. --mode: first (default), nth (with
+--n), last, collect (every match) or summary.
+
+One progress line per batch goes to standard error, the result to standard
+output: the answer with its pointer, or for collect every match (pointer,
+kind, excerpt; with --json all of them under "matches"). --save NAME keeps
+the collected items as a saved target set beside the book, which 'aite
+targets', 'aite cursor --targets' and 'navigate --targets' use later.
+
+A batch the model cannot judge is read again in smaller batches; what still
+cannot be judged is listed, and then the result is incomplete, never a
+success. A walk stopped by --max-batches (default 128) is incomplete too and
+says how to go on: 'aite navigate BOOK.md --resume TASK_ID' continues it
+(task states are kept in .BOOK.md.aite/tasks/). The exit code is 0 only
+for a success: 1 when nothing was found or the result is incomplete.`),
+		Example: `  aite navigate book.md "a line where Zvezdochkin speaks" --keywords Звёздочкин --mode nth --n 2
+  aite navigate book.md "a paragraph about the clock" --mode collect --save clock
+  aite navigate book.md --resume 3fa2c1d4e5f6`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.Flags().Changed("resume") {
+				return nil
+			}
+			return exactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Book, req.Task = args[0], ""
+			if len(args) == 2 {
+				req.Task = args[1]
+			}
+			req.NGiven = cmd.Flags().Changed("n")
+			req.JSON, req.Out, req.Log = o.json, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if err := cli.CheckNavigate(req); err != nil {
+				return err // before any model is loaded or contacted
+			}
 			m, err := cli.LoadModel(f.model, f.config)
 			if err != nil {
 				return err
 			}
-			return cli.Navigate(cmd.Context(), cli.NavigateRequest{Book: args[0], Task: args[1], Keywords: keywords,
-				Mode: mode, N: n, Headings: headings, Model: m, JSON: o.json, Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			req.Model = m
+			return cli.Navigate(cmd.Context(), req)
 		},
 	}
 	f.register(cmd, false)
 	fl := cmd.Flags()
-	fl.StringSliceVar(&keywords, "keywords", nil, "walk only the items that mention these (comma-separated or repeated)")
-	fl.StringVar(&mode, "mode", "first", "first, nth, last, collect or summary")
-	fl.IntVar(&n, "n", 0, "the ordinal for --mode nth")
-	fl.BoolVar(&headings, "headings", true, "include headings")
+	fl.StringSliceVar(&req.Keywords, "keywords", nil, "walk only the items that mention these (comma-separated or repeated)")
+	fl.StringVar(&req.Targets, "targets", "", "walk only the items of this saved target set")
+	fl.StringVar(&req.Mode, "mode", "first", strings.Join(cli.NavigateModes, ", "))
+	fl.IntVar(&req.N, "n", 0, "the ordinal for --mode nth")
+	fl.BoolVar(&req.Headings, "headings", true, "include headings")
+	fl.IntVar(&req.MaxBatches, "max-batches", 0, "stop after this many batches (1..512, default 128); --resume goes on")
+	fl.StringVar(&req.Resume, "resume", "", "continue the task with this ID where it stopped")
+	fl.StringVar(&req.Save, "save", "", "with --mode collect: save the matches as a target set of this name")
 	return cmd
+}
+
+func newTargetsCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "targets BOOK.md [NAME]",
+		Short: "List the saved target sets of a book, or the items of one",
+		Long: helpText(`A saved target set is a named selection of a book's items, kept by item ID
+beside the book (.BOOK.md.aite/targets.json), e.g. what 'aite navigate
+--mode collect --save NAME' collected. Without NAME: every set with its size.
+With NAME: its items as they are now (pointer, kind, excerpt), in book
+order; items deleted or rewritten since are counted, not shown.
+
+JSON: [{"name", "count", "saved", "note"}] or {"name", "items":
+[{"pointer", "kind", "excerpt"}], "gone"}.`),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return cli.Usagef("targets takes BOOK.md and an optional NAME")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := cli.Open(args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if len(args) == 1 {
+				return cli.WriteTargetSets(cmd.OutOrStdout(), b, o.json)
+			}
+			return cli.WriteTargetSet(cmd.OutOrStdout(), b, args[1], o.json)
+		},
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -277,7 +278,9 @@ func TestAskRewritesOneParagraph(t *testing.T) {
 	out, log, code := w.ask(s.Question, "--yes")
 	require.Equal(t, 0, code, log)
 	require.Contains(t, out, "Rewrote 4:1.1.p1.")
-	require.Contains(t, out, "+"+original+" На ней был зелёный шарф.")
+	// The diff shows the change with bounded context, not the paragraph twice.
+	require.Contains(t, out, "+… на этом слове его увезли по срочному делу о пропавшей козе. На ней был зелёный шарф.\n")
+	require.NotContains(t, out, original)
 	require.Contains(t, log, "✎ replace 4:1.1.p1")
 	after, _ := os.ReadFile(w.book)
 	want, err := os.ReadFile(filepath.Join("testdata", "scenarios", s.ExpectFile))
@@ -385,4 +388,90 @@ func TestAskCanceledMidRunLeavesTheFile(t *testing.T) {
 	require.Contains(t, errb.String(), "canceled")
 	after, _ := os.ReadFile(w.book)
 	require.Equal(t, before, after)
+}
+
+// TestAskPointersHoldInTheNextCommand: the pointer an ask prints for its
+// insert names the inserted item in the next command; an insert that was
+// not written leaves its ID unused for good.
+func TestAskPointersHoldInTheNextCommand(t *testing.T) {
+	insert := func(r llmtest.Request, turn int) llmtest.Response {
+		if turn == 0 {
+			return callTool("editor-insert_after", map[string]any{"pointer": "4:1.1.p1", "markdown": "Новый абзац от модели."})
+		}
+		return say("Inserted " + pointerIn(lastToolResult(r)) + ".")
+	}
+	w := newWorld(t, insert, nil)
+	_, log, code := w.ask("add a paragraph", "--yes")
+	require.Equal(t, 0, code, log)
+	m := regexp.MustCompile(`✎ insert_after 4:1\.1\.p1 → (\S+)`).FindStringSubmatch(log)
+	require.NotNil(t, m, log)
+	r := mustRun(t, "read", w.book, m[1])
+	require.Contains(t, r.stdout, "Новый абзац от модели.")
+	r = mustRun(t, "read", w.book, "5:1.1.p2") // listed before the ask: its label moved, the ID holds
+	require.NotContains(t, r.stdout, "Новый абзац от модели.")
+	require.Contains(t, r.stderr, "5:1.1.p2 is now 5:1.1.p3")
+
+	// Without a terminal nothing is written; the pointer printed names
+	// nothing later, even after another insert.
+	_, log, code = w.ask("add a paragraph")
+	require.Equal(t, 1, code, log)
+	m = regexp.MustCompile(`✎ insert_after 4:1\.1\.p1 → (\S+)`).FindStringSubmatch(log)
+	require.NotNil(t, m, log)
+	mustRun(t, "edit", w.book, "insert-after", "4:1.1.p1", "--text", "Вставка руками.")
+	wantFail(t, 1, []string{"no longer exists"}, "read", w.book, m[1])
+}
+
+// TestAskJSON: --json prints the answer, the edits with their pointers
+// before and after, what was written and the usage; nothing streams.
+func TestAskJSON(t *testing.T) {
+	insert := func(r llmtest.Request, turn int) llmtest.Response {
+		if turn == 0 {
+			return callTool("editor-insert_after", map[string]any{"pointer": "4:1.1.p1", "markdown": "Абзац из JSON."})
+		}
+		return say("Done.")
+	}
+	w := newWorld(t, insert, nil)
+	out, log, code := w.ask("add a paragraph", "--yes", "--json")
+	require.Equal(t, 0, code, log)
+	var res struct {
+		Answer string `json:"answer"`
+		Edits  []struct {
+			Op, Pointer, NewPointer, After string
+		} `json:"edits"`
+		Diff    string `json:"diff"`
+		Written bool   `json:"written"`
+		Usage   struct {
+			InputTokens int `json:"inputTokens"`
+		} `json:"usage"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	require.Equal(t, "Done.", res.Answer)
+	require.Len(t, res.Edits, 1)
+	require.Equal(t, "insert_after", res.Edits[0].Op)
+	require.Equal(t, "4:1.1.p1", res.Edits[0].Pointer)
+	require.Contains(t, mustRun(t, "read", w.book, res.Edits[0].NewPointer).stdout, "Абзац из JSON.")
+	require.True(t, res.Written)
+	require.Contains(t, res.Diff, "+Абзац из JSON.")
+	require.Contains(t, decodeObject(t, out), "usage") // the fake server reports no token counts
+}
+
+// TestAskOutOfSteps: a model that uses up --max-steps says so, writes
+// nothing and exits 1, even with --yes.
+func TestAskOutOfSteps(t *testing.T) {
+	busy := func(r llmtest.Request, turn int) llmtest.Response {
+		if r.JSON["tools"] == nil {
+			return say("I could not finish.")
+		}
+		if turn == 0 {
+			return callTool("editor-insert_after", map[string]any{"pointer": "4:1.1.p1", "markdown": "Недописано."})
+		}
+		return callTool("editor-read", map[string]any{"pointer": "4"})
+	}
+	w := newWorld(t, busy, nil)
+	before := readFile(t, w.book)
+	out, log, code := w.ask("do a lot", "--yes", "--max-steps", "2")
+	require.Equal(t, 1, code, log)
+	require.Contains(t, log, "the model ran out of steps (2 turns with tools)")
+	require.Contains(t, out, "I could not finish.")
+	require.Equal(t, before, readFile(t, w.book), "nothing written")
 }

@@ -77,10 +77,11 @@ func runCursor(cmd *cobra.Command, o *options, f *cursorFlags, book string) erro
 	if _, err := req.Spec(); err != nil {
 		return err // before the book is read
 	}
-	b, err := cli.OpenBook(book)
+	b, err := cli.Open(book, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	k := 0
 	return b.Portions(req, func(p cursor.Portion) error {
 		k++

@@ -65,7 +65,7 @@ func TestEditReplaceWrites(t *testing.T) {
 func TestEditInsertAndDeleteWrite(t *testing.T) {
 	path := writeBook(t)
 	r := mustRun(t, "edit", path, "insert-after", "7", "--text", "kiwi")
-	if want := "inserted 8:1.1.p4 after 7:1.1.p3 → wrote " + path + " (backup " + path + ".bak)\n"; r.stderr != want {
+	if want := "inserted 15:1.1.p4 after 7:1.1.p3 → wrote " + path + " (backup " + path + ".bak)\n"; r.stderr != want {
 		t.Errorf("stderr = %q, want %q", r.stderr, want)
 	}
 	afterInsert := strings.Replace(testBook, "  - apple\n", "  - apple\n  - kiwi\n", 1)
@@ -73,15 +73,15 @@ func TestEditInsertAndDeleteWrite(t *testing.T) {
 	wantBook(t, path+".bak", testBook)
 
 	r = mustRun(t, "edit", path, "insert-before", "1.1.p1", "--text", "A new paragraph.")
-	if want := "inserted 5:1.1.p1 before 6:1.1.p2 → wrote "; !strings.HasPrefix(r.stderr, want) {
+	if want := "inserted 16:1.1.p1 before 5:1.1.p2 → wrote "; !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("stderr = %q, want it to start with %q", r.stderr, want)
 	}
 	afterInsert2 := strings.Replace(afterInsert, "First paragraph", "A new paragraph.\n\nFirst paragraph", 1)
 	wantBook(t, path, afterInsert2)
 	wantBook(t, path+".bak", afterInsert)
 
-	r = mustRun(t, "edit", path, "delete", "5:1.1.p1")
-	if want := "deleted 5:1.1.p1 → wrote "; !strings.HasPrefix(r.stderr, want) {
+	r = mustRun(t, "edit", path, "delete", "16:1.1.p1")
+	if want := "deleted 16:1.1.p1 → wrote "; !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("stderr = %q, want it to start with %q", r.stderr, want)
 	}
 	wantBook(t, path, afterInsert)

@@ -68,10 +68,11 @@ func runFind(cmd *cobra.Command, o *options, f *findFlags, book string, words []
 	if err != nil {
 		return err
 	}
-	b, err := cli.OpenBook(book)
+	b, err := cli.Open(book, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	found, err := b.Find(req)
 	if err != nil {
 		return err

@@ -49,10 +49,11 @@ func runItems(cmd *cobra.Command, o *options, f *itemsFlags, book string) error 
 	if err != nil {
 		return err
 	}
-	b, err := cli.OpenBook(book)
+	b, err := cli.Open(book, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	v, err := b.Items(f.from, f.limit, kinds)
 	if err != nil {
 		return err

@@ -22,22 +22,6 @@ import (
 	"github.com/aitexteditor/aite/internal/store/postgres/pgtest"
 )
 
-// serveChildEnv switches the test binary into one `aite serve` process of
-// TestMultiNode: its value is the JSON array of the command line.
-const serveChildEnv = "AITE_TEST_SERVE_ARGS"
-
-func TestMain(m *testing.M) {
-	if args := os.Getenv(serveChildEnv); args != "" {
-		var argv []string
-		if err := json.Unmarshal([]byte(args), &argv); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		os.Exit(execute(argv, os.Stdin, os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
 // The lease of the nodes of TestMultiNode (cluster.leaseMs): a node that
 // dies has its runs aborted within it plus a third.
 const testLease = 2 * time.Second
@@ -85,9 +69,8 @@ func startNode(t *testing.T, name, dsn, modelURL string) *serveNode {
 	if err := os.WriteFile(filepath.Join(agents, "inserter.json"), []byte(agent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal([]string{"serve", "--store", dsn, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn"})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serveChildEnv+"="+string(args), "AITE_LEASE_MS="+strconv.Itoa(int(testLease.Milliseconds())),
+	cmd := exec.Command(os.Args[0], "serve", "--store", dsn, "--addr", "127.0.0.1:0", "--data", data, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), execAsAite+"=1", "AITE_LEASE_MS="+strconv.Itoa(int(testLease.Milliseconds())),
 		"AITE_NODE="+name, "AITE_MODEL=openai:fake-model", "OPENAI_BASE_URL="+modelURL+"/v1", "OPENAI_API_KEY=test",
 		"AITE_CONFIG=", "AITE_STORE=", "AITE_DB=", "AITE_DATA=", "AITE_ADDR=")
 	cmd.Dir = data
@@ -257,16 +240,16 @@ func (n *serveNode) follow(t *testing.T, runID string, lastEventID int64) *http.
 	return resp
 }
 
-// fakeModel answers "Talk" with talkWords streamed words, 2 ms apart, and
+// nodeModel answers "Talk" with talkWords streamed words, 2 ms apart, and
 // "Insert N" with a call of editor-insert_after, then "Done." once the
 // tool result is in; anything else with a short text.
-type fakeModel struct{}
+type nodeModel struct{}
 
 const talkWords = 3000
 
 var insertRE = regexp.MustCompile(`Insert (\d+)`)
 
-func (fakeModel) reply(r llmtest.Request) llmtest.Response {
+func (nodeModel) reply(r llmtest.Request) llmtest.Response {
 	var req struct {
 		Messages []struct {
 			Role    string `json:"role"`
@@ -315,7 +298,7 @@ func TestMultiNode(t *testing.T) {
 		t.Skip("starts three server processes")
 	}
 	dsn := pgtest.DSN(t)
-	model := fakeModel{}
+	model := nodeModel{}
 	llm := llmtest.NewServerFunc(t, model.reply)
 	a := startNode(t, "node-a", dsn, llm.URL)
 	b := startNode(t, "node-b", dsn, llm.URL)

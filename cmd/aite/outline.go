@@ -21,10 +21,11 @@ JSON: {"preamble": N, "sections": [{"pointer", "id", "label", "level",
   aite outline --json book.md`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := cli.OpenBook(args[0])
+			b, err := cli.Open(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			ol, err := b.Outline()
 			if err != nil {
 				return err

@@ -38,10 +38,11 @@ func runRead(cmd *cobra.Command, o *options, f *readFlags, book, ptr string) err
 	if err := cli.CheckNeighbours(f.before, f.after); err != nil {
 		return err
 	}
-	b, err := cli.OpenBook(book)
+	b, err := cli.Open(book, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	v, err := b.Read(ptr, f.before, f.after)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ func TestReadText(t *testing.T) {
 
 func TestReadAtTheEdges(t *testing.T) {
 	path := writeBook(t)
-	r := mustRun(t, "read", path, "1", "--before", "5", "--after", "1")
+	r := mustRun(t, "read", path, "1:", "--before", "5", "--after", "1")
 	if !strings.HasPrefix(r.stdout, "── ▶ 1:p1 Paragraph ──\n") || strings.Count(r.stdout, "── ") != 2 {
 		t.Errorf("read at the start:\n%s", r.stdout)
 	}
@@ -118,4 +118,17 @@ func TestMissingBook(t *testing.T) {
 
 func TestUnknownCommand(t *testing.T) {
 	wantFail(t, 1, []string{`unknown command "frob" for "aite"`, "Run 'aite --help' for usage."}, "frob")
+}
+
+func TestBareNumberThatIsAlsoAHeadingLabel(t *testing.T) {
+	path := writeBook(t) // ID 1 is the preamble, the label 1 the title (ID 2)
+	wantFail(t, 1, []string{`pointer "1": ambiguous`, "the ID 1 names 1:p1 and the heading label 1 names 2:1",
+		"1:p1  Paragraph", "2:1   Heading"}, "read", path, "1")
+	wantFail(t, 1, []string{"ambiguous"}, "edit", path, "replace", "1", "--text", "x")
+	if r := mustRun(t, "read", path, "1:"); !strings.HasPrefix(r.stdout, "── ▶ 1:p1 Paragraph") {
+		t.Errorf("read 1: = %q", r.stdout)
+	}
+	if r := mustRun(t, "read", path, "2:1"); !strings.HasPrefix(r.stdout, "── ▶ 2:1 Heading") {
+		t.Errorf("read 2:1 = %q", r.stdout)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/web"
 )
 
 // options holds the flags shared by every command.
@@ -25,9 +26,17 @@ func newRootCmd(o *options) *cobra.Command {
 Every block of a book (heading, paragraph, list item, quote, code block,
 table, ...) is an item with a pointer such as 24:1.1.p21: the item's ID, a
 colon and its label (heading counters, then p and the item's number within
-its section). Commands accept the full pointer, the bare label or the ID.
-IDs are numbered afresh each time aite reads the book: after an edit, use
-the pointers the edit reports or list the items again.
+its section). Commands accept the full pointer, the bare label or the ID (a
+bare number that is also a heading's label is refused as ambiguous).
+
+A pointer printed by any command names the same item in the next one: the
+IDs are recorded in a hidden directory beside the book (.BOOK.md.aite/,
+safe to delete: that only renumbers the items). An edit keeps every other
+item's ID, a new item gets a new ID, and when another program changed the
+book, unchanged items keep their IDs and rewritten ones get new IDs (their
+old pointers are refused with the nearest candidates, never taken for
+another item). Labels follow the structure, so after an insert a label can
+be out of date; the ID decides.
 
 Every command prints readable text by default and JSON with --json. Errors
 go to standard error (as {"error": ..., "nearest": [...]} with --json).
@@ -40,7 +49,7 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
 	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
-	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
 	return root
 }
 

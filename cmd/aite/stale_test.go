@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
 func TestEditJSON(t *testing.T) {
@@ -25,14 +28,14 @@ func TestEditJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Op != "insert_after" || got.Target != "7:1.1.p3" || got.Pointer != "8:1.1.p4" ||
+	if got.Op != "insert_after" || got.Target != "7:1.1.p3" || got.Pointer != "15:1.1.p4" ||
 		got.MarkdownBefore != "" || got.MarkdownAfter != "  - kiwi" || !got.Written ||
 		got.Path != path || got.Backup != path+".bak" || !strings.Contains(got.Diff, "+  - kiwi\n") {
 		t.Errorf("edit JSON = %+v", got)
 	}
 	// The pointer reported is the one the next command sees.
 	r = mustRun(t, "read", path, got.Pointer)
-	if r.stdout != "── ▶ 8:1.1.p4 ListItem ──\n  - kiwi\n" || r.stderr != "" {
+	if r.stdout != "── ▶ 15:1.1.p4 ListItem ──\n  - kiwi\n" || r.stderr != "" {
 		t.Errorf("read %s: stdout %q, stderr %q", got.Pointer, r.stdout, r.stderr)
 	}
 }
@@ -51,10 +54,19 @@ func TestEditJSONDryRun(t *testing.T) {
 	wantBook(t, path, testBook)
 }
 
-func TestStalePointer(t *testing.T) {
+// forget deletes the record of a book's item IDs, as a user may.
+func forget(t *testing.T, path string) {
+	t.Helper()
+	if err := os.RemoveAll(editor.StateDir(path)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStalePointerAfterTheRecordIsDeleted(t *testing.T) {
 	path := writeBook(t)
 	mustRun(t, "edit", path, "insert-before", "5", "--text", "A new paragraph.")
-	// 14:1.2.p1 was listed before the insert: ID 14 is now the heading 1.2.
+	forget(t, path) // the items are numbered afresh on the next read
+	// 14:1.2.p1 was listed before: ID 14 is now the heading 1.2.
 	r := wantFail(t, 1, []string{`pointer "14:1.2.p1"`, "the ID 14 now names 14:1.2",
 		"the label 1.2.p1 names 15:1.2.p1", "list the items again", "15:1.2.p1  Paragraph  Last paragraph."},
 		"edit", path, "delete", "14:1.2.p1")
@@ -65,10 +77,12 @@ func TestStalePointer(t *testing.T) {
 	wantBook(t, path, afterInsert)
 	wantBook(t, path+".bak", testBook)
 
+	forget(t, path)
 	r = mustRun(t, "read", path, "14:1.2.p1")
 	if !strings.Contains(r.stderr, "aite: warning: pointer \"14:1.2.p1\"") || !strings.HasPrefix(r.stdout, "── ▶ 14:1.2 Heading ──") {
 		t.Errorf("read a stale pointer: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
+	forget(t, path)
 	r = mustRun(t, "items", path, "--from", "14:1.2.p1", "--limit", "1")
 	if !strings.Contains(r.stderr, "warning") {
 		t.Errorf("items --from a stale pointer: stderr %q", r.stderr)
@@ -77,7 +91,8 @@ func TestStalePointer(t *testing.T) {
 
 func TestStalePointerWithANumberLabel(t *testing.T) {
 	path := writeBook(t)
-	mustRun(t, "edit", path, "insert-before", "1", "--text", "A new first paragraph.")
+	mustRun(t, "edit", path, "insert-before", "1:", "--text", "A new first paragraph.")
+	forget(t, path)
 	// 2:1 (the title) was listed before the insert: ID 2 is now the old
 	// preamble, and the label 1 (not the ID 1) names the title.
 	wantFail(t, 1, []string{`pointer "2:1"`, "the ID 2 now names 2:p2", "the label 1 names 3:1"},

@@ -64,6 +64,10 @@ type Event struct {
 	Error  *ErrorInfo `json:"error,omitempty"`
 	// Total usage of the run, on terminal events.
 	Total *llm.Usage `json:"total,omitempty"`
+	// OutOfSteps is set on the terminal event of a run whose model used
+	// all of Config.MaxSteps turns with tools: its answer came from the
+	// final turn without tools and the work may be unfinished.
+	OutOfSteps bool `json:"outOfSteps,omitempty"`
 }
 
 // ErrorInfo describes why a run failed, machine-readably.

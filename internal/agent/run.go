@@ -43,21 +43,23 @@ const (
 
 // run is the state of one run.
 type run struct {
-	cfg      Config
-	id       string
-	history  []llm.Message // earlier turns (chat memory)
-	msgs     []llm.Message // this run: user input, assistant turns, tool results
-	phase    phase
-	step     int
-	calls    []llm.ToolCall // pending calls of the last turn
-	toolUsed int
-	usage    llm.Usage
-	answer   string
-	ending   Ending
-	err      *ErrorInfo
-	yield    func(Event) bool
-	stopped  bool // the consumer stopped reading
-	cancel   context.CancelFunc
+	cfg     Config
+	id      string
+	history []llm.Message // earlier turns (chat memory)
+	msgs    []llm.Message // this run: user input, assistant turns, tool results
+	phase   phase
+	step    int
+	// outOfSteps: the turns with tools ran out (see Event.OutOfSteps)
+	outOfSteps bool
+	calls      []llm.ToolCall // pending calls of the last turn
+	toolUsed   int
+	usage      llm.Usage
+	answer     string
+	ending     Ending
+	err        *ErrorInfo
+	yield      func(Event) bool
+	stopped    bool // the consumer stopped reading
+	cancel     context.CancelFunc
 }
 
 // Run streams one run: the history (earlier turns of the conversation) and
@@ -127,10 +129,10 @@ func (r *run) loop(ctx context.Context) {
 	}
 	total := r.usage
 	if r.ending == Done {
-		r.emit(Event{Type: RunComplete, Ending: Done, Answer: r.answer, Total: &total})
+		r.emit(Event{Type: RunComplete, Ending: Done, Answer: r.answer, Total: &total, OutOfSteps: r.outOfSteps})
 		return
 	}
-	r.emit(Event{Type: RunError, Ending: r.ending, Error: r.err, Answer: r.answer, Total: &total})
+	r.emit(Event{Type: RunError, Ending: r.ending, Error: r.err, Answer: r.answer, Total: &total, OutOfSteps: r.outOfSteps})
 }
 
 // end stops the machine with an ending.

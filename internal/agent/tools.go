@@ -35,7 +35,7 @@ func (r *run) execute(ctx context.Context) {
 	}
 	r.phase = phaseModel
 	if r.step >= r.cfg.MaxSteps {
-		r.phase = phaseFinal
+		r.phase, r.outOfSteps = phaseFinal, true
 	}
 }
 

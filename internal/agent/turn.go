@@ -53,7 +53,7 @@ func (r *run) next(withTools bool, msg llm.Message) {
 	case !withTools:
 		r.end(Failed, CodeNoFinalAnswer, "the final turn gave no answer", false)
 	case r.step >= r.cfg.MaxSteps:
-		r.phase = phaseFinal
+		r.phase, r.outOfSteps = phaseFinal, true
 	default:
 		r.phase = phaseModel // a blank turn: try again (REACT step 3)
 	}

@@ -37,6 +37,7 @@ const (
 	TypeActionEnd    = "action.end"
 	TypeActionResult = "action.result"
 	TypeDocumentEdit = "document.edit" // [EXT]
+	TypeToolProgress = "tool.progress" // [EXT] a live report from inside a long tool call
 
 	// Protocol agents (AGENT_PROTOCOL § 5.3).
 	TypeAdvisorSnapshot = "advisor.snapshot"

@@ -53,6 +53,7 @@ type writer struct{ fs fileSystem }
 type target struct {
 	path   string      // symlink-free final component
 	mode   fs.FileMode // mode to give the new file
+	owner  owner       // owner to give the new file, when known
 	exists bool
 }
 
@@ -96,7 +97,7 @@ func inspect(path string, perm fs.FileMode) (target, error) {
 	if !fi.Mode().IsRegular() {
 		return target{}, fmt.Errorf("%s is not a regular file", what)
 	}
-	return target{path: resolved, mode: fi.Mode() & keepBits, exists: true}, nil
+	return target{path: resolved, mode: fi.Mode() & keepBits, owner: ownerOf(fi), exists: true}, nil
 }
 
 // resolveLinks follows symlinks in the final path component. It returns the
@@ -147,7 +148,7 @@ func (w writer) replace(tg target, data []byte, backup bool) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := w.writeTemp(dir, "."+base+".tmp-*", "temp", tg.mode, writeData(data))
+	tmp, err := w.writeTemp(dir, "."+base+".tmp-*", "temp", tg, writeData(data))
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (w writer) backup(tg target, dir, base string) error {
 		return fmt.Errorf("open original: %w", err)
 	}
 	defer src.Close() // read-only: a close error cannot lose data
-	tmp, err := w.writeTemp(dir, "."+base+".bak.tmp-*", "backup temp", tg.mode, copyFrom(src))
+	tmp, err := w.writeTemp(dir, "."+base+".bak.tmp-*", "backup temp", tg, copyFrom(src))
 	if err != nil {
 		return err
 	}
@@ -183,14 +184,20 @@ func (w writer) backup(tg target, dir, base string) error {
 	return nil
 }
 
-// writeTemp creates a temp file, fills it, fsyncs and closes it, and returns
-// its name. On failure the temp file is removed.
-func (w writer) writeTemp(dir, pattern, role string, mode fs.FileMode, fill func(io.Writer, string) error) (string, error) {
+// writeTemp creates a temp file with the target's owner (where allowed) and
+// mode, fills it, fsyncs and closes it, and returns its name. On failure the
+// temp file is removed.
+func (w writer) writeTemp(dir, pattern, role string, tg target, fill func(io.Writer, string) error) (string, error) {
 	f, err := w.fs.createTemp(dir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("create %s: %w", role, err)
 	}
-	if err := finishTemp(f, role, mode, fill); err != nil {
+	if tg.owner.known {
+		// Only a privileged process may give a file away; otherwise the
+		// new file belongs to the writer, as with any editor.
+		_ = f.Chown(tg.owner.uid, tg.owner.gid)
+	}
+	if err := finishTemp(f, role, tg.mode, fill); err != nil {
 		return "", w.discard(f.Name(), err)
 	}
 	return f.Name(), nil

@@ -11,6 +11,7 @@ type tempFile interface {
 	io.Writer
 	Name() string
 	Chmod(mode fs.FileMode) error
+	Chown(uid, gid int) error
 	Sync() error
 	Close() error
 }

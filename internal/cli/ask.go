@@ -11,6 +11,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/textdiff"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -25,6 +26,72 @@ type AskRequest struct {
 	History        []llm.Message
 	MaxSteps       int // 0: agent.DefaultMaxSteps
 	NoSaveMessages bool
+	Force          bool // write a read-only book
+	JSON           bool // print the outcome as JSON (AskJSON) instead of the answer and the diff
+	Context        int  // characters of context in long diff lines (textdiff.Trim); 0: the default
+}
+
+// CheckAsk validates a command and its flags before any model is loaded or
+// contacted.
+func CheckAsk(command string, yes, dryRun bool, maxSteps int) error {
+	switch {
+	case strings.TrimSpace(command) == "":
+		return Usagef("the COMMAND is empty: say what to do with the book, e.g. aite ask book.md \"where does Varya first appear?\"")
+	case yes && dryRun:
+		return Usagef("--yes writes the edits and --dry-run never writes: give one of them")
+	case maxSteps < 1 || maxSteps > 100:
+		return Usagef("--max-steps must be between 1 and 100 (got %d)", maxSteps)
+	}
+	return nil
+}
+
+// AskJSON is the JSON shape of `aite ask --json`.
+type AskJSON struct {
+	Answer string        `json:"answer"`
+	Edits  []RunEditJSON `json:"edits"`
+	Diff   string        `json:"diff"`
+	// Written says whether the edits were written to the book.
+	Written bool `json:"written"`
+	// OutOfSteps: the model used all its turns with tools (--max-steps);
+	// nothing is written then.
+	OutOfSteps bool     `json:"outOfSteps,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Usage      AskUsage `json:"usage"`
+}
+
+// RunEditJSON is one edit of a run: the pointer it named before and the
+// pointer of the affected item after.
+type RunEditJSON struct {
+	Op         string `json:"op"`
+	Pointer    string `json:"pointer"`
+	NewPointer string `json:"newPointer,omitempty"`
+	Before     string `json:"before,omitempty"`
+	After      string `json:"after,omitempty"`
+}
+
+// AskUsage is what a run spent.
+type AskUsage struct {
+	InputTokens  int     `json:"inputTokens"`
+	OutputTokens int     `json:"outputTokens"`
+	Cost         float64 `json:"cost,omitempty"`
+}
+
+// askOutcome collects the JSON shape of a run from its events.
+func askOutcome(evs []agent.Event) AskJSON {
+	out := AskJSON{Edits: []RunEditJSON{}}
+	for _, e := range evs {
+		switch {
+		case e.Type == agent.DocumentEdit && e.Edit != nil:
+			out.Edits = append(out.Edits, RunEditJSON{Op: e.Edit.Op, Pointer: e.Edit.Pointer, NewPointer: e.Edit.NewPointer,
+				Before: e.Edit.Before, After: e.Edit.After})
+		case e.Type == agent.RunComplete || e.Type == agent.RunError:
+			out.Answer, out.OutOfSteps = e.Answer, e.OutOfSteps
+			if e.Total != nil {
+				out.Usage = AskUsage{InputTokens: e.Total.InputTokens, OutputTokens: e.Total.OutputTokens, Cost: e.Total.Cost}
+			}
+		}
+	}
+	return out
 }
 
 // ErrNotWritten is returned when edits were made but not written because
@@ -39,9 +106,14 @@ func AgentConfig(b *Book, m Model, maxSteps int) agent.Config {
 }
 
 // RunCommand runs the command agent once over an open book, showing the
-// run with a printer, and returns the run's events.
+// run with a printer (the answer goes to Out unless JSON), and returns the
+// run's events.
 func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]agent.Event, error) {
-	pr := NewPrinter(req.Out, req.Log)
+	answer := req.Out
+	if req.JSON {
+		answer = io.Discard
+	}
+	pr := NewPrinter(answer, req.Log)
 	var evs []agent.Event
 	for e := range AgentConfig(b, req.Model, req.MaxSteps).Run(ctx, req.History, req.Command) {
 		pr.Event(e)
@@ -55,26 +127,54 @@ func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]agent.Event, er
 }
 
 // Ask runs one command on a book file and, when it edited the book, shows
-// the diff and writes the book only after confirmation (or --yes).
+// the diff and writes the book only after confirmation (or --yes). A run
+// that failed, was canceled or used up its --max-steps writes nothing and
+// is an error (exit 1), and so are edits nobody could confirm.
 func Ask(ctx context.Context, req AskRequest) error {
-	b, err := OpenBook(req.Book)
+	if err := CheckAsk(req.Command, req.Yes, req.DryRun, max(req.MaxSteps, 1)); err != nil {
+		return err
+	}
+	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
-	if _, err := RunCommand(ctx, b, req); err != nil {
-		return fmt.Errorf("nothing written: %w", err)
+	defer b.Close()
+	evs, err := RunCommand(ctx, b, req)
+	out := askOutcome(evs)
+	if err == nil && out.OutOfSteps {
+		steps := req.MaxSteps
+		if steps == 0 {
+			steps = agent.DefaultMaxSteps
+		}
+		err = fmt.Errorf("the model ran out of steps (%d turns with tools) before it finished; run again with a larger --max-steps", steps)
+		fmt.Fprintf(req.Log, "aite: %v\n", err)
 	}
-	return b.confirmAndSave(req, req.Command)
+	if err != nil {
+		err = fmt.Errorf("nothing written: %w", err)
+		out.Error = err.Error()
+		out.Diff, _ = b.s.Diff(b.id)
+	} else {
+		err = b.confirmAndSave(req, req.Command, &out)
+	}
+	if req.JSON {
+		if werr := WriteJSON(req.Out, out); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 // confirmAndSave shows the diff of the session's edits and writes them when
-// allowed.
-func (b *Book) confirmAndSave(req AskRequest, label string) error {
+// allowed, recording what happened in out.
+func (b *Book) confirmAndSave(req AskRequest, label string, out *AskJSON) error {
 	diff, err := b.s.Diff(b.id)
 	if err != nil || diff == "" {
 		return err
 	}
-	fmt.Fprint(req.Out, "\n"+diff)
+	out.Diff = diff
+	if !req.JSON {
+		fmt.Fprint(req.Out, "\n"+textdiff.Trim(diff, req.Context))
+	}
 	n := b.unsavedEdits()
 	switch {
 	case req.DryRun:
@@ -82,17 +182,22 @@ func (b *Book) confirmAndSave(req AskRequest, label string) error {
 		return nil
 	case req.Yes:
 	case !req.Interactive:
-		return &UsageError{Err: fmt.Errorf("%w: standard input is not a terminal, so nobody could confirm the %d edit(s); run again with --yes to write them (or --dry-run to only see them)", ErrNotWritten, n)}
+		err := &UsageError{Err: fmt.Errorf("%w: standard input is not a terminal, so nobody could confirm the %d edit(s); run again with --yes to write them (or --dry-run to only see them)", ErrNotWritten, n)}
+		out.Error = err.Error()
+		return err
 	default:
 		if !confirm(req.In, req.Log, fmt.Sprintf("Write %d edit(s) to %s? [y/N] ", n, req.Book)) {
 			fmt.Fprintln(req.Log, "not written")
 			return nil
 		}
 	}
-	res, err := b.s.Save(b.id, editor.SaveOptions{Backup: true, Record: label})
+	res, err := b.s.Save(b.id, editor.SaveOptions{Backup: true, Record: label, ForceReadOnly: req.Force})
 	if err != nil {
-		return &IOError{Err: err}
+		err = writeError(req.Book, err)
+		out.Error = err.Error()
+		return err
 	}
+	out.Written = true
 	fmt.Fprintf(req.Log, "wrote %s (backup %s); `aite undo %s` restores the previous version\n", res.Path, res.Backup, req.Book)
 	return nil
 }

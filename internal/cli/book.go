@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,23 +15,61 @@ import (
 // Book is a book file opened in an editor session for one command. Every
 // read, edit, search, cursor, diff and save goes through the session.
 type Book struct {
-	s  *editor.Session
-	id string // the session's book ID: the path as given
+	s    *editor.Session
+	id   string // the session's book ID: the path as given
+	info editor.BookInfo
 }
 
-// OpenBook opens the book at path in a new editor session. Failures are
-// IOErrors that name the path.
+// OpenBook opens the book at path in a new editor session, with the item
+// IDs recorded beside it (see editor.Session.Open). Failures are IOErrors
+// that name the path. Close the book when the command is done.
 func OpenBook(path string) (*Book, error) {
 	s := editor.New()
 	info, err := s.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, ioErrorf("book %s does not exist", path)
+	case errors.Is(err, editor.ErrEncoding):
+		return nil, &IOError{Err: err}
 	case err != nil:
 		return nil, ioErrorf("cannot read book %s: %w", path, ioCause(err))
 	}
-	return &Book{s: s, id: info.ID}, nil
+	return &Book{s: s, id: info.ID, info: info}, nil
 }
+
+// Open is OpenBook that writes the notes about the book's item IDs to log
+// (see WriteNotes).
+func Open(path string, log io.Writer) (*Book, error) {
+	b, err := OpenBook(path)
+	if err == nil {
+		b.WriteNotes(log)
+	}
+	return b, err
+}
+
+// WriteNotes tells on w when the book changed since aite last recorded its
+// item IDs (another program edited it) and when the IDs cannot be recorded.
+func (b *Book) WriteNotes(w io.Writer) {
+	if b.info.IDs == editor.IDsCarried {
+		fmt.Fprintf(w, "aite: note: %s changed since aite last read it; %s new or rewritten and got new IDs, every other pointer still names its item\n",
+			b.id, countOf(b.info.NewIDs, "item is", "items are"))
+	}
+	if b.info.Warning != "" {
+		fmt.Fprintf(w, "aite: warning: %s\n", b.info.Warning)
+	}
+}
+
+// countOf is "1 item is" or "3 items are".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Close ends the book's session: IDs handed out to edits that were not
+// written stay unused (editor.Session.Close).
+func (b *Book) Close() error { return b.s.Close(b.id) }
 
 // Session returns the editor session holding the book.
 func (b *Book) Session() *editor.Session { return b.s }
@@ -40,8 +79,7 @@ func (b *Book) ID() string { return b.id }
 
 // byID returns the item with the given ID.
 func (b *Book) byID(id int) (editor.ItemView, bool) {
-	v, err := b.s.Resolve(b.id, strconv.Itoa(id))
-	return v, err == nil
+	return b.s.ItemByID(b.id, id)
 }
 
 // byLabel returns the item with the given current label. A bare number is

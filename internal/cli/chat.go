@@ -9,6 +9,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // ChatHelp lists the chat commands.
@@ -22,10 +23,11 @@ const ChatHelp = `Type a command for the book and press Enter. Slash commands:
 // Chat is an interactive session over a book: each line is a command for
 // the agent, which sees the previous turns.
 func Chat(ctx context.Context, req AskRequest) error {
-	b, err := OpenBook(req.Book)
+	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
+	defer b.Close()
 	fmt.Fprintf(req.Log, "aite chat on %s with %s. /help lists the commands.\n", req.Book, req.Model.Info.Key)
 	c := &chat{b: b, req: req, in: bufio.NewScanner(req.In)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
@@ -75,6 +77,9 @@ func (c *chat) turn(ctx context.Context, line string) error {
 	before := c.b.unsavedEdits()
 	evs, err := RunCommand(ctx, c.b, req)
 	c.lastEdit = c.b.unsavedEdits() - before
+	if out := askOutcome(evs); out.OutOfSteps {
+		fmt.Fprintln(c.req.Log, "(the model ran out of steps before it finished: its work may be unfinished; /undo takes its edits back)")
+	}
 	if err == nil {
 		c.history = append(c.history, agent.NewMessages(evs)...)
 	}
@@ -101,6 +106,7 @@ func (c *chat) slash(line string) (bool, error) {
 		c.undo()
 	case "/diff":
 		d, _ := c.b.s.Diff(c.b.id)
+		d = textdiff.Trim(d, c.req.Context)
 		if d == "" {
 			d = "(no unsaved edits)\n"
 		}
@@ -118,9 +124,10 @@ func (c *chat) save() error {
 		fmt.Fprintln(c.req.Log, "nothing to write")
 		return nil
 	}
-	res, err := c.b.s.Save(c.b.id, editor.SaveOptions{Backup: true, Record: "aite chat"})
+	res, err := c.b.s.Save(c.b.id, editor.SaveOptions{Backup: true, Record: "aite chat", ForceReadOnly: c.req.Force})
 	if err != nil {
-		return &IOError{Err: err}
+		fmt.Fprintf(c.req.Log, "aite: %v\n", writeError(c.req.Book, err))
+		return nil // the edits stay in memory: the user can make the book writable and /save again
 	}
 	fmt.Fprintf(c.req.Log, "wrote %s (backup %s)\n", res.Path, res.Backup)
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
 func TestExcerpt(t *testing.T) {
@@ -99,7 +100,7 @@ func TestHighlight(t *testing.T) {
 		{document.Paragraph, 0, "", "x", 10, ""},
 	}
 	for _, tc := range cases {
-		got := Highlight(tc.kind, tc.level, tc.text, Stems(tc.query), tc.n)
+		got := Highlight(tc.kind, tc.level, tc.text, textnorm.NewMatcher(tc.query), tc.n)
 		if got != tc.want {
 			t.Errorf("Highlight(%q, %q, %d) = %q, want %q", tc.text, tc.query, tc.n, got, tc.want)
 		}

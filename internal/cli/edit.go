@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,13 +13,14 @@ import (
 )
 
 // EditOpNames lists the operation names of `aite edit`, in help order.
-var EditOpNames = []string{"replace", "insert-before", "insert-after", "delete"}
+var EditOpNames = []string{"replace", "insert-before", "insert-after", "delete", "append"}
 
 var editOps = map[string]document.Op{
 	"replace":       document.OpReplace,
 	"insert-before": document.OpInsertBefore,
 	"insert-after":  document.OpInsertAfter,
 	"delete":        document.OpDelete,
+	"append":        document.OpAppend,
 }
 
 // ParseEditOp maps a command-line operation name (`insert-before`, also
@@ -34,11 +36,13 @@ func ParseEditOp(name string) (document.Op, error) {
 type EditRequest struct {
 	Book    string
 	Op      document.Op
-	Pointer string
+	Pointer string // unused by append
 	Text    string // the new Markdown; unused by delete
 	Out     string // where to write; "" writes back to Book
 	DryRun  bool
 	Backup  bool
+	Force   bool      // write a read-only book
+	Log     io.Writer // notes about the book's IDs and pointers; may be nil
 }
 
 // EditOutcome reports an applied edit.
@@ -48,23 +52,31 @@ type EditOutcome struct {
 	Written bool
 	Path    string // the file written (or that would be written)
 	Backup  string // the backup made, "" when none
-	// Pointer is the affected item's pointer in the edited book as the next
-	// command will read it (for a delete, the deleted item's pointer).
-	// Result.Pointer holds the session ID, which means nothing to the next
-	// run: IDs are numbered afresh on every read.
+	// Pointer is the affected item's pointer in the edited book (for a
+	// delete, the deleted item's pointer). The IDs are recorded with the
+	// book, so the next command reads it the same.
 	Pointer pointer.Pointer
-	// Anchor is the target's pointer in the edited book (an insert can shift
-	// its ID and label); zero after a delete.
+	// Anchor is the target's current pointer in the edited book (an insert
+	// can shift its label); zero after a delete.
 	Anchor pointer.Pointer
 }
 
 // Edit opens the book, applies the operation, diffs the result and, unless
-// it is a dry run, writes it atomically. A refused edit writes nothing.
+// it is a dry run, writes it atomically with its IDs recorded, journaled so
+// `aite undo` restores the version before. A refused edit writes nothing.
 // An edit that changes no byte does not rewrite the book in place.
 func Edit(req EditRequest) (EditOutcome, error) {
-	b, err := OpenBook(req.Book)
+	log := req.Log
+	if log == nil {
+		log = io.Discard
+	}
+	b, err := Open(req.Book, log)
 	if err != nil {
 		return EditOutcome{}, err
+	}
+	defer b.Close()
+	if n := b.LabelNote(req.Pointer); n != "" && req.Op != document.OpAppend {
+		fmt.Fprintln(log, n)
 	}
 	res, err := b.apply(req)
 	if err != nil {
@@ -79,6 +91,9 @@ func Edit(req EditRequest) (EditOutcome, error) {
 
 // apply runs the operation; a stale pointer is refused first.
 func (b *Book) apply(req EditRequest) (document.EditResult, error) {
+	if req.Op == document.OpAppend {
+		return b.s.Edit(b.id, req.Op, "", req.Text)
+	}
 	if err := b.Stale(req.Pointer); err != nil {
 		return document.EditResult{}, err
 	}
@@ -91,15 +106,12 @@ func (b *Book) outcome(req EditRequest, res document.EditResult) (EditOutcome, e
 	if err != nil {
 		return EditOutcome{}, err
 	}
-	out := EditOutcome{Result: res, Path: req.Book, Pointer: res.Target, Diff: renameDiff(diff, b.id)}
+	out := EditOutcome{Result: res, Path: req.Book, Pointer: res.Pointer, Diff: renameDiff(diff, b.id)}
 	if req.Out != "" {
 		out.Path = req.Out
 	}
 	if it, ok := b.byID(res.Target.ID); ok {
-		out.Anchor = Fresh(it)
-	}
-	if it, ok := b.byID(res.Pointer.ID); ok && res.Op != document.OpDelete {
-		out.Pointer = Fresh(it)
+		out.Anchor = it.Pointer
 	}
 	return out, nil
 }
@@ -111,15 +123,38 @@ func (b *Book) save(out *EditOutcome, req EditRequest) error {
 	if req.Backup {
 		bak = backupPath(out.Path) // next to a symlink's target, unlike SaveResult.Backup
 	}
-	res, err := b.s.Save(b.id, editor.SaveOptions{Path: req.Out, Backup: req.Backup})
+	res, err := b.s.Save(b.id, editor.SaveOptions{Path: req.Out, Backup: req.Backup, ForceReadOnly: req.Force,
+		Record: editLabel(req, *out)})
 	if err != nil {
-		return ioErrorf("cannot write %s: %w", out.Path, ioCause(err))
+		return writeError(out.Path, err)
+	}
+	if res.Warning != "" && req.Log != nil {
+		fmt.Fprintf(req.Log, "aite: warning: %s\n", res.Warning)
 	}
 	out.Written = res.Written
 	if res.Written {
 		out.Backup = bak
 	}
 	return nil
+}
+
+// editLabel names an edit in the book's journal, e.g. "aite edit replace
+// 24:1.1.p21".
+func editLabel(req EditRequest, out EditOutcome) string {
+	name := strings.ReplaceAll(string(req.Op), "_", "-")
+	if req.Op == document.OpAppend {
+		return "aite edit append"
+	}
+	return "aite edit " + name + " " + out.Result.Target.String()
+}
+
+// writeError reports a failed write of path: a read-only book says how to
+// go on.
+func writeError(path string, err error) error {
+	if errors.Is(err, editor.ErrReadOnly) {
+		return ioErrorf("%s is read-only: nothing was written. Make it writable (chmod u+w %s) or pass --force to replace it anyway", path, path)
+	}
+	return ioErrorf("cannot write %s: %w", path, ioCause(err))
 }
 
 // renameDiff replaces the file names of the session's diff headers (the
@@ -191,6 +226,8 @@ func describeEdit(op document.Op, target, ptr, anchor pointer.Pointer) string {
 		return fmt.Sprintf("inserted %s after %s", ptr, anchor)
 	case document.OpDelete:
 		return "deleted " + target.String()
+	case document.OpAppend:
+		return "appended " + ptr.String()
 	}
 	return string(op) + " " + target.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 	"github.com/aitexteditor/aite/internal/search"
+	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
 // FindMode is how `aite find` matches its words.
@@ -110,7 +111,7 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	stems := Stems(req.Query())
+	m := textnorm.NewMatcher(req.Query())
 	var hits []FindHit
 	for {
 		p, err := b.s.Next(b.id, info.Name)
@@ -126,7 +127,7 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 				continue // cannot happen: nothing edits the book meanwhile
 			}
 			hits = append(hits, FindHit{Pointer: v.Pointer, ID: v.ID, Label: v.Label, Kind: v.Kind, Index: v.Index,
-				Text: v.Text, excerpt: Highlight(v.Kind, v.Level, v.Text, stems, ExcerptRunes)})
+				Text: v.Text, excerpt: Highlight(v.Kind, v.Level, v.Text, m, ExcerptRunes)})
 		}
 		if !p.HasMore {
 			return hits, false, nil

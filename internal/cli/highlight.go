@@ -9,19 +9,11 @@ import (
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
-// Stems returns the set of textnorm stems of the words of query.
-func Stems(query string) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range textnorm.Terms(query) {
-		out[strings.Clone(t)] = true
-	}
-	return out
-}
-
-// Highlight is Excerpt with the words whose stem is in stems wrapped in
+// Highlight is Excerpt with the words that are forms of the query's words
+// (m.MatchWord: the same stem or a shared name-paradigm key) wrapped in
 // ** ** (the markers do not count towards n). The excerpt starts a little
 // before the first such word, with … when text was cut before it.
-func Highlight(kind document.Kind, level int, text string, stems map[string]bool, n int) string {
+func Highlight(kind document.Kind, level int, text string, m *textnorm.Matcher, n int) string {
 	prefix := ""
 	if kind == document.Heading {
 		prefix = strings.Repeat("#", level) + " "
@@ -29,7 +21,7 @@ func Highlight(kind document.Kind, level int, text string, stems map[string]bool
 	if kind == document.Table {
 		text = strings.ReplaceAll(text, "\n", " / ") // one row after another
 	}
-	return prefix + highlight(text, stems, n-utf8.RuneCountInString(prefix))
+	return prefix + highlight(text, m, n-utf8.RuneCountInString(prefix))
 }
 
 // span is a byte range [start, end) of a text.
@@ -37,11 +29,11 @@ type span struct{ start, end int }
 
 // highlight shows text on one line in at most n runes (not counting the
 // ** markers), from a little before the first matching word.
-func highlight(text string, stems map[string]bool, n int) string {
+func highlight(text string, m *textnorm.Matcher, n int) string {
 	var marks []span
-	for _, t := range textnorm.Tokenize(text) {
-		if stems[t.Stem] {
-			marks = append(marks, span{t.Start, t.End})
+	for _, sp := range textnorm.Spans(text) {
+		if m.MatchWord(text[sp.Start:sp.End]) {
+			marks = append(marks, span{sp.Start, sp.End})
 		}
 	}
 	words := fields(text)

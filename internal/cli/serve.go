@@ -48,15 +48,17 @@ type serveDeps struct {
 	signals    []os.Signal
 	sampleName string
 	sample     []byte
+	web        server.WebApp
 }
 
 // NewServeCmd returns the `aite serve` command: the agent platform server
-// of PLATFORM_API.md on the configuration of internal/server/config. The
-// sample book (name and Markdown) is registered as a document on the first
-// start; cmd/aite passes examples/zvezdochkin.md.
-func NewServeCmd(sampleName string, sample []byte) *cobra.Command {
+// of PLATFORM_API.md on the configuration of internal/server/config, with
+// the web app webApp at / (nil: none). The sample book (name and Markdown)
+// is registered as a document on the first start; cmd/aite passes
+// examples/zvezdochkin.md and package web's app.
+func NewServeCmd(sampleName string, sample []byte, webApp server.WebApp) *cobra.Command {
 	return newServeCmd(serveDeps{env: os.Getenv, signals: []os.Signal{os.Interrupt, syscall.SIGTERM},
-		sampleName: sampleName, sample: sample})
+		sampleName: sampleName, sample: sample, web: webApp})
 }
 
 func newServeCmd(deps serveDeps) *cobra.Command {
@@ -65,7 +67,7 @@ func newServeCmd(deps serveDeps) *cobra.Command {
 	var cors bool
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent",
+		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent and the web app",
 		Long:  serveHelp(),
 		Example: `  aite serve
   aite serve --addr :8080 --data /srv/aite
@@ -130,7 +132,7 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 		return &UsageError{Err: err}
 	}
 	app, err := server.NewApp(ctx, cfg, server.AppOptions{Logger: logger, Env: deps.env, WorkDir: deps.workDir,
-		SampleName: deps.sampleName, Sample: deps.sample})
+		SampleName: deps.sampleName, Sample: deps.sample, Web: deps.web})
 	if err != nil {
 		if errors.Is(err, models.ErrConfig) {
 			return &UsageError{Err: err}
@@ -144,6 +146,10 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 	}
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "aite server: %s/api/ap (data in %s; Ctrl-C stops)\n", url, cfg.Data)
+	fmt.Fprintf(stdout, "MCP clients: %s%s (streamable HTTP)\n", url, server.MCPPath)
+	if deps.web != nil {
+		fmt.Fprintf(stdout, "open %s/\n", url)
+	}
 	if err := app.Serve(ctx, ln); err != nil {
 		return &IOError{Err: err}
 	}
@@ -170,7 +176,8 @@ func serveHelp() string {
 	b.WriteString(`Run the agent platform server: the REST + SSE API of PLATFORM_API.md under
 /api/ap, with the book editor agent (bookEditor, the default agent) and one
 demo agent per feature (demoOneshot, demoReact, demoPlanner, demoAction,
-demoConfirm, demoSkill).
+demoConfirm, demoSkill), and the web app at / (open the printed address in
+a browser).
 
 Everything lives in one data directory (--data, default ./aite-data): the
 SQLite database aite.db and the directories agents/, models/, tools/,

@@ -10,20 +10,22 @@ import (
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
-// Stale checks a pointer whose ID and label disagree. The document trusts
-// the ID, which is right within one session; but aite numbers IDs afresh
-// each time it reads the book, so for the command line a disagreement means
-// the book changed since the pointer was listed, and the ID may now name a
-// different item. Stale returns a *document.PointerError naming what the ID
-// and the label name now, or nil when the pointer is consistent (or not an
-// `id:label` pointer, or does not resolve: the command reports that).
+// Stale checks a pointer whose ID and label disagree. Item IDs are
+// recorded beside the book (editor.StateDir), so when the record was
+// trusted an ID names the item it always named and a label that no longer
+// agrees only means the book changed around the item: Stale returns nil
+// (see LabelNote). When the items were numbered afresh (no usable record:
+// a first run, or the record was deleted), a disagreement means the pointer
+// was listed under another numbering and the ID may name a different item:
+// Stale returns a *document.PointerError naming what the ID and the label
+// name now. Pointers that are not `id:label`, or do not resolve, are left
+// to the command.
 func (b *Book) Stale(ptr string) error {
-	p, err := pointer.Parse(ptr)
-	if err != nil || p.ID == 0 || p.Label == "" {
+	if b.info.IDs != editor.IDsNew {
 		return nil
 	}
-	it, ok := b.byID(p.ID)
-	if !ok || it.Label == p.Label {
+	p, it, ok := b.disagreeing(ptr)
+	if !ok {
 		return nil
 	}
 	reason := fmt.Sprintf("the ID %d now names %s", p.ID, it.Pointer)
@@ -32,21 +34,42 @@ func (b *Book) Stale(ptr string) error {
 		reason += fmt.Sprintf(" and the label %s names %s", p.Label, other.Pointer)
 		nearest = append(nearest, other.Pointer)
 	}
-	reason += "; the book has changed since this pointer was listed (aite numbers IDs afresh on every run): list the items again and use a current pointer"
+	reason += "; aite has no record of the IDs this pointer was listed with (the book's state was missing or deleted, so its items were numbered afresh): list the items again and use a current pointer"
 	return &document.PointerError{Input: ptr, Reason: reason, Nearest: nearest, Err: document.ErrNotFound}
 }
 
-// Fresh is the pointer an item will have when the book is next read: IDs
-// are numbered 1..N in document order on every read.
-func Fresh(it editor.ItemView) pointer.Pointer {
-	return pointer.Pointer{ID: it.Index + 1, Label: it.Label}
+// disagreeing returns the parsed pointer and the item its ID names when ptr
+// is an `id:label` pointer whose label is not that item's.
+func (b *Book) disagreeing(ptr string) (pointer.Pointer, editor.ItemView, bool) {
+	p, err := pointer.Parse(ptr)
+	if err != nil || p.ID == 0 || p.Label == "" {
+		return p, editor.ItemView{}, false
+	}
+	it, ok := b.byID(p.ID)
+	return p, it, ok && it.Label != p.Label
 }
 
-// WarnStale writes a warning to w when ptr is stale (see Stale); reading
-// commands go on with the item the ID names.
+// LabelNote returns a note when ptr's label is out of date while its ID is
+// trusted (the item moved within the book), or "".
+func (b *Book) LabelNote(ptr string) string {
+	if b.info.IDs == editor.IDsNew {
+		return ""
+	}
+	if _, it, ok := b.disagreeing(ptr); ok {
+		return fmt.Sprintf("aite: note: %s is now %s (the book changed around it; the ID still names the same item)", ptr, it.Pointer)
+	}
+	return ""
+}
+
+// WarnStale writes to w a warning when ptr is stale (see Stale) — reading
+// commands go on with the item the ID names — or the note of LabelNote.
 func (b *Book) WarnStale(w io.Writer, ptr string) {
 	var pe *document.PointerError
 	if errors.As(b.Stale(ptr), &pe) {
 		fmt.Fprintf(w, "aite: warning: %s; showing the item with the ID\n", pointerMessage(pe))
+		return
+	}
+	if n := b.LabelNote(ptr); n != "" {
+		fmt.Fprintln(w, n)
 	}
 }

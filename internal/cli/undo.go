@@ -10,11 +10,13 @@ import (
 )
 
 // Undo restores a book file from its command journal.
-func Undo(out, log io.Writer, book string, backup, asJSON bool) error {
-	c, err := editor.UndoCommand(book, backup)
+func Undo(out, log io.Writer, book string, backup, force, asJSON bool) error {
+	c, err := editor.UndoCommand(book, backup, force)
 	switch {
 	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):
 		return Usagef("%v", err)
+	case errors.Is(err, editor.ErrReadOnly):
+		return writeError(book, err)
 	case err != nil:
 		return &IOError{Err: err}
 	}

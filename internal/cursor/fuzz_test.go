@@ -67,7 +67,7 @@ func randomSpec(rng *rand.Rand, d *document.Document) Spec {
 		}
 	}
 	if rng.Intn(3) == 0 && d.Len() > 0 {
-		s.StartAfter = d.At(rng.Intn(d.Len())).Label
+		s.StartAfter = d.At(rng.Intn(d.Len())).Pointer().String() // a bare heading label "1" would read as an ID
 	}
 	return s
 }

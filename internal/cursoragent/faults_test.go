@@ -129,7 +129,9 @@ func keywordSpec(word string) cursor.Spec {
 // books with an oracle model that answers from ground truth but returns
 // malformed JSON, prose- or fence-wrapped JSON, invented or repeated
 // pointers, paraphrased excerpts or empty replies at a rate. At 0 %, 10 % and
-// 20 % every result must be exactly right; the figures are logged.
+// 20 % every result must be exactly right; at any rate a result that is not
+// right must not claim success (it is incomplete, with the items it could
+// not judge); the figures are logged.
 func TestFaultInjection(t *testing.T) {
 	for name, src := range testbook.Books(t) {
 		d := markdown.Parse(src)
@@ -138,25 +140,31 @@ func TestFaultInjection(t *testing.T) {
 		tasks := bookTasks(d, pickNames(d, 6, 60, 4))
 		baseCalls := 0
 		for _, rate := range []float64{0, 0.1, 0.2, 0.4} {
-			ok, calls, faults := 0, 0, 0
+			ok, calls, faults, incomplete := 0, 0, 0, 0
 			for i, bt := range tasks {
 				for _, spec := range []cursor.Spec{keywordSpec(bt.word), cursor.NewSpec(cursor.FullScan)} {
 					o := &oracle{truth: truthOf(bt.truth), rate: rate, rng: rand.New(rand.NewSource(int64(i + 1)))}
 					res := runBookTask(t, s, name, bt, spec, o)
 					calls += res.Usage.Calls
 					faults += o.faults
-					if bt.exact(d, s, res, name) {
+					switch {
+					case bt.exact(d, s, res, name):
 						ok++
-					} else if rate <= 0.2 {
+					case res.Success || !res.Incomplete:
+						t.Errorf("%s (%s cursor) at %.0f%% faults: a wrong result not marked incomplete: %q (%s)",
+							bt.name, spec.Type, rate*100, res.Pointer, res.Summary)
+					case rate <= 0.2:
 						t.Errorf("%s (%s cursor) at %.0f%% faults: wrong result %q (%s)", bt.name, spec.Type, rate*100, res.Pointer, res.Summary)
+					default:
+						incomplete++
 					}
 				}
 			}
 			if rate == 0 {
 				baseCalls = calls
 			}
-			t.Logf("%s: fault rate %2.0f%%: %d/%d tasks exactly right, %d model calls (%+d vs 0%%), %d faults injected",
-				name, rate*100, ok, 2*len(tasks), calls, calls-baseCalls, faults)
+			t.Logf("%s: fault rate %2.0f%%: %d/%d tasks exactly right, %d incomplete (never wrong), %d model calls (%+d vs 0%%), %d faults injected",
+				name, rate*100, ok, 2*len(tasks), incomplete, calls, calls-baseCalls, faults)
 		}
 	}
 }

@@ -41,8 +41,13 @@ func (p Persistent) LoadTask(ctx context.Context, id string) (*TaskState, error)
 	if err != nil {
 		return nil, err
 	}
+	return decodeTask(id, rec.Body)
+}
+
+// decodeTask reads a stored task state.
+func decodeTask(id string, b []byte) (*TaskState, error) {
 	var st TaskState
-	if err := json.Unmarshal(rec.Body, &st); err != nil {
+	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("task %q: stored state is damaged: %w", id, err)
 	}
 	return &st, nil

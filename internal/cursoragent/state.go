@@ -17,6 +17,7 @@ type TaskState struct {
 	Notes     []string   `json:"notes,omitempty"` // progress notes, one per batch that gave one
 	Seen      []string   `json:"seenTail,omitempty"`
 	Skipped   []string   `json:"skipped,omitempty"`
+	Unjudged  []Range    `json:"unjudged,omitempty"`
 	Dropped   int        `json:"dropped"`
 	Complete  bool       `json:"cursorComplete"`
 	StoppedBy string     `json:"stoppedBy,omitempty"`
@@ -69,6 +70,7 @@ func clone(st *TaskState) TaskState {
 	c.Notes = append([]string(nil), st.Notes...)
 	c.Seen = append([]string(nil), st.Seen...)
 	c.Skipped = append([]string(nil), st.Skipped...)
+	c.Unjudged = append([]Range(nil), st.Unjudged...)
 	c.Warnings = append([]string(nil), st.Warnings...)
 	return c
 }
@@ -80,6 +82,16 @@ func (st *TaskState) has(id int) bool {
 		}
 	}
 	return false
+}
+
+// judgedBefore returns how many of the found items (in walking order) no
+// unjudged range precedes: only those can be picked as first or n-th.
+func (st *TaskState) judgedBefore() int {
+	n := len(st.Found)
+	for _, r := range st.Unjudged {
+		n = min(n, r.FoundBefore)
+	}
+	return n
 }
 
 func (st *TaskState) note() string {

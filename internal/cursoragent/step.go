@@ -17,6 +17,10 @@ import (
 //go:embed prompt.md
 var systemPrompt string
 
+// SystemPrompt returns the fixed system prompt of every cursor-agent call
+// (what a cost estimate counts for each batch).
+func SystemPrompt() string { return systemPrompt }
+
 const dedupRule = "Report an item at most once; items already in the evidence are ignored, and only pointers of the current batch count."
 
 // decision is the model's JSON answer.
@@ -54,8 +58,11 @@ func (a *Agent) step(ctx context.Context, st *TaskState, p cursor.Portion) error
 	}
 	switch {
 	case errors.Is(err, errSkip):
-		msg := fmt.Sprintf("batch %s…%s skipped: %v", p.Items[0].Pointer, p.Items[len(p.Items)-1].Pointer, err)
+		msg := fmt.Sprintf("batch %s…%s failed at first (%v); read again in smaller batches", p.Items[0].Pointer, p.Items[len(p.Items)-1].Pointer, err)
 		st.Skipped = append(st.Skipped, msg)
+		if err := a.reread(ctx, st, p); err != nil {
+			return err
+		}
 	default:
 		a.absorb(st, p, dec)
 	}
@@ -68,6 +75,56 @@ func (a *Agent) step(ctx context.Context, st *TaskState, p cursor.Portion) error
 			Last: p.NextAfterPointer, Items: len(p.Items), Evidence: len(st.Found), Calls: st.Usage.Calls, HasMore: p.HasMore,
 			Estimated: st.Usage.Batches + (p.Remaining+len(p.Items)-1)/len(p.Items)})
 	}
+	return nil
+}
+
+// reread judges again the items of a batch the model failed to judge
+// after its corrective turns, in smaller batches, each in a fresh
+// conversation: first halves; a part that fails is halved again, down to
+// single items; after a success the size grows back. A single item that
+// still fails is recorded as unjudged; after two in a row the model is
+// taken to be failing for now and the rest of the batch is recorded as
+// unjudged too, which bounds the calls. Evidence is absorbed in walking
+// order.
+func (a *Agent) reread(ctx context.Context, st *TaskState, p cursor.Portion) error {
+	items := p.Items
+	top := max(1, len(items)/2)
+	size := top
+	var bad []cursor.Item // consecutive unjudged items, recorded as one range
+	flush := func() {
+		if len(bad) > 0 {
+			st.Unjudged = append(st.Unjudged, Range{First: bad[0].Pointer.String(), Last: bad[len(bad)-1].Pointer.String(),
+				Items: len(bad), FoundBefore: len(st.Found)})
+			bad = nil
+		}
+	}
+	for i := 0; i < len(items); {
+		n := min(size, len(items)-i)
+		part := items[i : i+n]
+		sub := cursor.Portion{CursorName: p.CursorName, Items: part, HasMore: p.HasMore || i+n < len(items),
+			NextAfterPointer: part[n-1].Pointer.String()}
+		dec, err := a.decide(ctx, st, sub)
+		switch {
+		case errors.Is(err, errSkip) && n > 1:
+			size = max(1, n/2)
+			continue
+		case errors.Is(err, errSkip):
+			bad = append(bad, part...)
+			i += n
+			if len(bad) >= 2 {
+				bad = append(bad, items[i:]...)
+				i = len(items)
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		flush()
+		a.absorb(st, sub, dec)
+		i += n
+		size = min(top, size*2)
+	}
+	flush()
 	return nil
 }
 

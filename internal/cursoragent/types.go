@@ -112,10 +112,28 @@ type Result struct {
 	StoppedBy string `json:"stoppedBy"`
 	Usage     Usage  `json:"usage"`
 	// Dropped counts evidence pointers the model gave that were not in
-	// the batch (or repeated); Skipped lists batches given up after retries.
+	// the batch (or repeated); Skipped lists batches that failed at first
+	// and were read again in smaller batches.
 	Dropped  int      `json:"droppedPointers"`
 	Skipped  []string `json:"skippedBatches,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Incomplete is set when the answer may be wrong or partial because
+	// not everything was read and judged: items that could not be judged
+	// even when read again (Unjudged), or a walk stopped by its step limit
+	// (StoppedBy "step_limit"; Resume continues it from NextAfterPointer).
+	// An incomplete result is never a success.
+	Incomplete bool    `json:"incomplete"`
+	Unjudged   []Range `json:"unjudgedRanges,omitempty"`
+}
+
+// Range is a run of consecutive items of the walk, by pointer.
+type Range struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
+	Items int    `json:"items"`
+	// foundBefore is how many matches were found before the range in the
+	// walk: a pick at or after it could be preceded by an unjudged match.
+	FoundBefore int `json:"foundBefore"`
 }
 
 // Progress is reported after every batch.

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,9 @@ const (
 	OpInsertBefore Op = "insert_before"
 	OpInsertAfter  Op = "insert_after"
 	OpDelete       Op = "delete"
+	// OpAppend adds one block at the end of the book (no target): the way
+	// an empty book gets its first item.
+	OpAppend Op = "append"
 )
 
 // Splice is a byte-level change of the source: Old at Start becomes New.
@@ -71,8 +75,10 @@ func (d *Document) Preview(op Op, ptr, markdown string) (EditResult, error) {
 		return d.InsertAfter(ptr, markdown)
 	case OpDelete:
 		return d.Delete(ptr)
+	case OpAppend:
+		return d.Append(markdown)
 	}
-	return EditResult{}, fmt.Errorf("%w: unknown operation %q (replace, insert_before, insert_after, delete)", ErrUnsupported, op)
+	return EditResult{}, fmt.Errorf("%w: unknown operation %q (replace, insert_before, insert_after, delete, append)", ErrUnsupported, op)
 }
 
 // ReplaceText replaces the item's content. A heading stays a heading of the
@@ -245,6 +251,54 @@ func (d *Document) InsertAfter(ptr, markdown string) (EditResult, error) {
 	p.newStart = anchor + len(sep)
 	p.newEnd = p.newStart + len(text)
 	return d.apply(p)
+}
+
+// Append adds one new block at the end of the book, at top level, after a
+// blank line. It is how an empty book (no items) gets its first item, which
+// may be a heading since there is no hierarchy yet to break; in a book with
+// items the new block must not be a heading, like any insert.
+func (d *Document) Append(markdown string) (EditResult, error) {
+	end := len(d.src)
+	le := d.lineEnding(end)
+	text, err := compose(markdown, Shape{}, 0, le)
+	if err != nil {
+		return EditResult{}, err
+	}
+	lead := ""
+	if content := bytes.TrimPrefix(d.src, utf8BOM); len(content) > 0 {
+		if content[len(content)-1] != '\n' {
+			lead = le
+		}
+		if !d.lastLineBlank() {
+			lead += le // keep the new block apart from the last line
+		}
+	}
+	target, kind, top := &Item{}, notHeading, 0
+	if n := len(d.items); n > 0 {
+		target, top = d.items[n-1], d.items[n-1].Top
+	} else {
+		kind = nil
+	}
+	p := plan{op: OpAppend, target: target, remove: -1, insert: len(d.items), kind: kind, top: top,
+		sp: Splice{Start: end, New: lead + text + le}}
+	p.newStart = end + len(lead)
+	p.newEnd = p.newStart + len(text)
+	return d.apply(p)
+}
+
+// utf8BOM is the UTF-8 byte order mark; a source may start with it (it is
+// not part of any item).
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// lastLineBlank reports whether the source's last line (terminated or not)
+// is blank.
+func (d *Document) lastLineBlank() bool {
+	end := len(d.src)
+	if end > 0 && d.src[end-1] == '\n' {
+		end--
+	}
+	start := bytes.LastIndexByte(d.src[:end], '\n') + 1
+	return blankish(d.src[start:end])
 }
 
 // lastInListItem returns the last item inside the list item that it opens.

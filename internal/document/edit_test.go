@@ -235,3 +235,52 @@ func TestUndoSeveral(t *testing.T) {
 	_, err = d.Undo()
 	require.ErrorIs(t, err, document.ErrNothingToUndo)
 }
+
+func TestAppend(t *testing.T) {
+	tests := []struct {
+		name, src, text, want string
+		err                   error
+	}{
+		{"empty book gets a heading", "", "# Title", "# Title\n", nil},
+		{"empty book gets a paragraph", "", "First words.", "First words.\n", nil},
+		{"blank lines only", "\n\n", "# Title", "\n\n# Title\n", nil},
+		{"a link definition only", "[x]: /u\n", "Text [x].", "[x]: /u\n\nText [x].\n", nil},
+		{"after the last paragraph", "# T\n\nLast.\n", "More.", "# T\n\nLast.\n\nMore.\n", nil},
+		{"no final newline", "# T\n\nLast.", "More.", "# T\n\nLast.\n\nMore.\n", nil},
+		{"after a list, at top level", "- a\n- b\n", "After.", "- a\n- b\n\nAfter.\n", nil},
+		{"CRLF kept", "# T\r\n\r\nLast.\r\n", "More.", "# T\r\n\r\nLast.\r\n\r\nMore.\r\n", nil},
+		{"no heading once the book has items", "Text.\n", "# New", "", document.ErrHeading},
+		{"one block only", "", "a\n\nb", "", document.ErrStructure},
+		{"not empty text", "", "  \n", "", document.ErrEmptyText},
+		{"inside an open fence", "```\ncode\n", "More.", "", document.ErrStructure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := markdown.Parse([]byte(tt.src))
+			n := d.Len()
+			res, err := d.Append(tt.text)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				require.Equal(t, tt.src, string(d.Source()), "a refused append changes nothing")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(d.Source()))
+			require.Equal(t, n+1, d.Len())
+			require.Equal(t, d.Items()[n].Pointer(), res.Pointer)
+			again := markdown.Parse(d.Source())
+			require.Equal(t, pointersOf(d), pointersOf(again), "the result re-parses to the same items")
+			_, err = d.Undo()
+			require.NoError(t, err)
+			require.Equal(t, tt.src, string(d.Source()), "undo restores the bytes")
+		})
+	}
+}
+
+func pointersOf(d *document.Document) []string {
+	var out []string
+	for _, it := range d.Items() {
+		out = append(out, it.Label+" "+string(it.Kind))
+	}
+	return out
+}

@@ -151,3 +151,12 @@ func TestRestoreIDsRejects(t *testing.T) {
 		require.Equal(t, next, got)
 	})
 }
+
+func TestItemHashes(t *testing.T) {
+	d := markdown.Parse([]byte("# T\n\nOne.\n\nTwo.\n\nOne.\n"))
+	h := d.ItemHashes()
+	require.Len(t, h, 4)
+	require.Equal(t, h[1], h[3], "equal Markdown, equal hash")
+	require.NotEqual(t, h[1], h[2])
+	require.Equal(t, document.ItemHash([]byte("Two.")), h[2])
+}

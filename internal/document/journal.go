@@ -64,7 +64,7 @@ func (d *Document) undoPlan(e JournalEntry) (plan, error) {
 	}
 	p := plan{op: undoOp(e.Op), sp: sp, remove: -1, insert: -1, noJournal: true}
 	switch e.Op {
-	case OpReplace, OpInsertBefore, OpInsertAfter:
+	case OpReplace, OpInsertBefore, OpInsertAfter, OpAppend:
 		it := d.byID[e.ItemID]
 		if it == nil {
 			return plan{}, fmt.Errorf("%w: item %d of the journal is gone", ErrStructure, e.ItemID)
@@ -90,7 +90,7 @@ func (d *Document) undoPlan(e JournalEntry) (plan, error) {
 
 func undoOp(op Op) Op {
 	switch op {
-	case OpInsertBefore, OpInsertAfter:
+	case OpInsertBefore, OpInsertAfter, OpAppend:
 		return OpDelete
 	case OpDelete:
 		return OpInsertAfter

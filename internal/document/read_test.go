@@ -127,3 +127,40 @@ func TestKindsAndText(t *testing.T) {
 	_, ok := document.ParseKind("chapter")
 	require.False(t, ok)
 }
+
+func TestBareNumberThatIsAlsoAHeadingLabel(t *testing.T) {
+	d := markdown.Parse([]byte("# One\n\nA.\n\n# Two\n\nB.\n\n# Three\n"))
+	// 1:1 heading, 2:1.p1, 3:2 heading, 4:2.p1, 5:3 heading
+	tests := []struct {
+		in, want, errPart string
+		err               error
+	}{
+		{in: "1", want: "1:1"}, // the ID and the label name the same item
+		{in: "2", err: document.ErrAmbiguous, errPart: "the ID 2 names 2:1.p1 and the heading label 2 names 3:2"},
+		{in: " 3. ", err: document.ErrAmbiguous, errPart: "the heading label 3 names 5:3"},
+		{in: "4", want: "4:2.p1"}, // no heading is labelled 4
+		{in: "2:", want: "2:1.p1"},
+		{in: "3:2", want: "3:2"},
+		{in: "2:1.p1", want: "2:1.p1"},
+	}
+	for _, tt := range tests {
+		it, err := d.Resolve(tt.in)
+		if tt.err != nil {
+			require.ErrorIs(t, err, tt.err, tt.in)
+			require.ErrorContains(t, err, tt.errPart, tt.in)
+			var pe *document.PointerError
+			require.ErrorAs(t, err, &pe)
+			require.Len(t, pe.Nearest, 2, "both candidates are named")
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		require.Equal(t, tt.want, it.Pointer().String(), tt.in)
+	}
+
+	// A bare number that is no ID but a heading label says so.
+	r := markdown.Parse([]byte("# One\n\n# Two\n"))
+	require.NoError(t, r.RestoreIDs([]int{10, 11}, 12))
+	_, err := r.Resolve("2")
+	require.ErrorIs(t, err, document.ErrNotFound)
+	require.ErrorContains(t, err, "the label 2 now names 11:2")
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -11,6 +12,10 @@ import (
 
 // ErrNotFound is wrapped by errors for pointers that name no item.
 var ErrNotFound = errors.New("no such item")
+
+// ErrAmbiguous is wrapped by errors for a bare number that is the ID of one
+// item and the label of another (a top-level heading).
+var ErrAmbiguous = errors.New("ambiguous pointer")
 
 // PointerError explains why a pointer did not resolve and names the nearest
 // existing pointers, so a person or a model can correct it.
@@ -40,7 +45,9 @@ func (e *PointerError) Unwrap() error { return e.Err }
 
 // Resolve finds the item a pointer string names. `id:label` and a bare
 // number resolve by ID (the label may be stale: the item's current pointer
-// tells the truth); a bare label resolves by the current labels.
+// tells the truth); a bare label resolves by the current labels. A bare
+// number that is also the label of another item (a top-level heading `2`)
+// is refused as ambiguous, naming both; `2:` is the ID alone.
 func (d *Document) Resolve(s string) (*Item, error) {
 	p, err := pointer.Parse(s)
 	if err != nil {
@@ -51,7 +58,30 @@ func (d *Document) Resolve(s string) (*Item, error) {
 		}
 		return nil, &PointerError{Input: s, Reason: reason, Nearest: d.firstPointers(3), Err: err}
 	}
+	if p.Label == "" && bareNumber(s) {
+		if err := d.ambiguous(p, s); err != nil {
+			return nil, err
+		}
+	}
 	return d.ResolvePointer(p, s)
+}
+
+// bareNumber reports whether s is a number alone (no `:`), as Parse reads it.
+func bareNumber(s string) bool {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "."))
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// ambiguous refuses a bare number whose ID and label name different items.
+func (d *Document) ambiguous(p pointer.Pointer, input string) error {
+	byID, byLabel := d.byID[p.ID], d.labelIndex()[strconv.Itoa(p.ID)]
+	if byID == nil || byLabel == nil || byID == byLabel {
+		return nil
+	}
+	return &PointerError{Input: input, Err: ErrAmbiguous,
+		Reason: fmt.Sprintf("ambiguous: the ID %d names %s and the heading label %d names %s; write the whole pointer (or %d: for the ID alone)",
+			p.ID, byID.Pointer(), p.ID, byLabel.Pointer(), p.ID),
+		Nearest: []pointer.Pointer{byID.Pointer(), byLabel.Pointer()}}
 }
 
 // ResolvePointer resolves a parsed pointer; input is used in error messages.
@@ -74,13 +104,17 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 	if p.ID >= d.nextID {
 		e.Reason = fmt.Sprintf("no item has the ID %d (IDs go up to %d)", p.ID, d.nextID-1)
 	} else {
-		e.Reason = fmt.Sprintf("the item with ID %d no longer exists (it was deleted)", p.ID)
+		e.Reason = fmt.Sprintf("the item with ID %d no longer exists (it was deleted, or rewritten by another program)", p.ID)
 	}
-	if p.Label != "" {
-		if it := d.labelIndex()[p.Label]; it != nil {
-			e.Reason += fmt.Sprintf("; the label %s now names %s", p.Label, it.Pointer())
+	label := p.Label
+	if label == "" && bareNumber(input) {
+		label = strconv.Itoa(p.ID) // a bare number may have meant a heading
+	}
+	if label != "" {
+		if it := d.labelIndex()[label]; it != nil {
+			e.Reason += fmt.Sprintf("; the label %s now names %s", label, it.Pointer())
 			e.Nearest = append(e.Nearest, it.Pointer())
-		} else {
+		} else if p.Label != "" {
 			e.Nearest = d.nearLabel(p.Label, 3)
 		}
 	}

@@ -2,8 +2,6 @@ package editor
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
 )
 
 // ErrNoCommand is returned when there is no recorded command to undo.
@@ -21,9 +21,14 @@ var ErrNoCommand = errors.New("no recorded command to undo")
 // written, so undoing it could lose work.
 var ErrChanged = errors.New("the book changed since")
 
+// JournalDepth is how many written commands the journal keeps (how far
+// `UndoCommand` can go back).
+const JournalDepth = 20
+
 // CommandRecord is one command whose edits were written to a book file:
 // the byte change from the version before to the version after, so it can
-// be undone exactly across runs.
+// be undone exactly across runs, and the item IDs of the version before, so
+// the undone version gets its IDs back.
 type CommandRecord struct {
 	Label  string    `json:"label"`
 	Time   time.Time `json:"time"`
@@ -31,6 +36,10 @@ type CommandRecord struct {
 	After  string    `json:"afterSha256"`
 	Change Change    `json:"change"`
 	Edits  int       `json:"edits"`
+	// IDs (runs, document.FormatIDRuns) and NextID of the version before;
+	// empty when unknown (a journal written by an older aite).
+	IDs    string `json:"ids,omitempty"`
+	NextID int    `json:"nextId,omitempty"`
 }
 
 // Change is a byte splice: Old at Start became New. Bytes, not strings, so
@@ -46,15 +55,17 @@ type commandLog struct {
 	Commands []CommandRecord `json:"commands"`
 }
 
-// JournalPath is where the command journal of a book file lives: a hidden
-// file beside it.
+// JournalPath is where the command journal of a book file lives: in its
+// state directory.
 func JournalPath(book string) string {
-	return filepath.Join(filepath.Dir(book), "."+filepath.Base(book)+".aite-journal.json")
+	return filepath.Join(StateDir(book), "journal.json")
 }
 
-func digest(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+// legacyJournalPath is where aite kept the journal before the state
+// directory: a hidden file beside the book. It is read when the journal is
+// missing and removed once the journal is written.
+func legacyJournalPath(book string) string {
+	return filepath.Join(filepath.Dir(book), "."+filepath.Base(book)+".aite-journal.json")
 }
 
 // change is the single splice that turns before into after: the common
@@ -73,7 +84,12 @@ func change(before, after []byte) Change {
 
 func readLog(book string) (commandLog, error) {
 	var l commandLog
-	b, err := os.ReadFile(JournalPath(book))
+	path := JournalPath(book)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		path = legacyJournalPath(book)
+		b, err = os.ReadFile(path)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return commandLog{Book: filepath.Base(book)}, nil
 	}
@@ -81,41 +97,50 @@ func readLog(book string) (commandLog, error) {
 		return l, fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
-		return l, fmt.Errorf("%w: the journal %s is damaged: %w", ErrIO, JournalPath(book), err)
+		return l, fmt.Errorf("%w: the journal %s is damaged: %w", ErrIO, path, err)
 	}
 	return l, nil
 }
 
 func writeLog(book string, l commandLog) error {
-	const keep = 20
-	if len(l.Commands) > keep {
-		l.Commands = l.Commands[len(l.Commands)-keep:]
+	if len(l.Commands) > JournalDepth {
+		l.Commands = l.Commands[len(l.Commands)-JournalDepth:]
 	}
 	b, err := json.MarshalIndent(l, "", " ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(JournalPath(book), b, atomicfile.Options{Perm: 0o644}); err != nil {
+	if err := writeStateFile(JournalPath(book), b); err != nil {
 		return fmt.Errorf("%w: %w", ErrIO, err)
 	}
+	_ = os.Remove(legacyJournalPath(book)) // migrated; absent is fine
 	return nil
 }
 
-// record appends a command to the book file's journal.
-func record(book, label string, before, after []byte, edits int, now time.Time) error {
+// record appends a command to the book file's journal; ids is the record
+// of the version before (nil when unknown).
+func record(book, label string, before, after []byte, ids *idRecord, edits int, now time.Time) error {
 	l, err := readLog(book)
 	if err != nil {
 		return err
 	}
-	l.Commands = append(l.Commands, CommandRecord{Label: label, Time: now, Before: digest(before), After: digest(after),
-		Change: change(before, after), Edits: edits})
+	c := CommandRecord{Label: label, Time: now, Before: digest(before), After: digest(after),
+		Change: change(before, after), Edits: edits}
+	if ids != nil && ids.matches(before, c.Before) {
+		c.IDs, c.NextID = document.FormatIDRuns(ids.ids), ids.next
+	}
+	l.Commands = append(l.Commands, c)
 	return writeLog(book, l)
 }
 
 // UndoCommand restores a book file to the version before its last recorded
 // command, byte for byte, provided the file is still exactly the version
-// that command wrote. The previous version is kept as a backup when asked.
-func UndoCommand(book string, backup bool) (CommandRecord, error) {
+// that command wrote. The items get back the IDs they had before the
+// command (items the command added are gone; their IDs are not handed out
+// again), and the state file is updated. The previous version is kept as a
+// backup when asked. A read-only book is refused (ErrReadOnly) unless
+// force.
+func UndoCommand(book string, backup, force bool) (CommandRecord, error) {
 	l, err := readLog(book)
 	if err != nil {
 		return CommandRecord{}, err
@@ -137,9 +162,30 @@ func UndoCommand(book string, backup bool) (CommandRecord, error) {
 	if digest(restored) != c.Before {
 		return CommandRecord{}, fmt.Errorf("%w: the journal of %s does not match the file", ErrIO, book)
 	}
+	if err := checkWritable(book, force); err != nil {
+		return CommandRecord{}, err
+	}
 	if err := atomicfile.Write(book, restored, atomicfile.Options{Backup: backup}); err != nil {
 		return CommandRecord{}, fmt.Errorf("%w: %w", ErrIO, err)
 	}
+	_ = writeRecord(book, undoneIDs(book, restored, c)) // best effort: a later open realigns
 	l.Commands = l.Commands[:len(l.Commands)-1]
 	return c, writeLog(book, l)
+}
+
+// undoneIDs is the record of a version restored by undo: the IDs the
+// journal kept for it, with the next ID never going down; without them (or
+// if they do not fit) the IDs are carried over from the current record.
+func undoneIDs(book string, restored []byte, c CommandRecord) *idRecord {
+	d := markdown.Parse(restored)
+	cur, _ := readRecord(book)
+	next := c.NextID
+	if cur != nil {
+		next = max(next, cur.next)
+	}
+	if ids, err := document.ParseIDRuns(c.IDs, d.Len()); err == nil && c.NextID > 0 && d.RestoreIDs(ids, next) == nil {
+		return recordOf(d)
+	}
+	adopt(d, cur)
+	return recordOf(d)
 }

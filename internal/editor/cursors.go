@@ -53,10 +53,13 @@ type SearchMode string
 const (
 	Exact  SearchMode = "exact"
 	Ranked SearchMode = "ranked"
+	// All finds the items holding every word, in any form (search.Index.All).
+	All SearchMode = "all"
 )
 
-// Search finds items: exact normalised phrase (document order) or BM25
-// ranking (best first). Results are pointers with scores and snippets.
+// Search finds items: exact normalised phrase (document order), every word
+// in any form (document order) or BM25 ranking (best first). Results are
+// pointers with scores and snippets.
 func (s *Session) Search(id, query string, mode SearchMode, opt search.Options) ([]search.Result, error) {
 	var out []search.Result
 	err := s.with(id, func(b *book) error {
@@ -66,8 +69,10 @@ func (s *Session) Search(id, query string, mode SearchMode, opt search.Options) 
 			out, err = b.idx().Exact(b.doc, query, opt)
 		case Ranked:
 			out, err = b.idx().Ranked(b.doc, query, opt)
+		case All:
+			out, err = b.idx().All(b.doc, query, opt)
 		default:
-			err = fmt.Errorf("%w: unknown search mode %q (exact, ranked)", cursor.ErrSpec, mode)
+			err = fmt.Errorf("%w: unknown search mode %q (exact, ranked, all)", cursor.ErrSpec, mode)
 		}
 		return err
 	})

@@ -21,8 +21,10 @@ func (s *Session) Edit(id string, op document.Op, ptr, markdown string) (documen
 			res, err = b.doc.InsertAfter(ptr, markdown)
 		case document.OpDelete:
 			res, err = b.doc.Delete(ptr)
+		case document.OpAppend:
+			res, err = b.doc.Append(markdown) // ptr is unused
 		default:
-			return fmt.Errorf("%w: unknown operation %q (replace, insert_before, insert_after, delete)", document.ErrUnsupported, op)
+			return fmt.Errorf("%w: unknown operation %q (replace, insert_before, insert_after, delete, append)", document.ErrUnsupported, op)
 		}
 		if err == nil {
 			b.reindex(res.Pointer.ID)

@@ -1,6 +1,9 @@
 package editor
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
@@ -85,6 +88,41 @@ func (s *Session) Items(id, from string, limit int, kinds []document.Kind) (Item
 	return out, err
 }
 
+// ItemsAt returns up to limit items from index from (0-based; past the end
+// gives none) and the number of items of the book. It costs time in
+// proportion to limit, wherever from is.
+func (s *Session) ItemsAt(id string, from, limit int) (items []ItemView, total int, err error) {
+	err = s.with(id, func(b *book) error {
+		total = b.doc.Len()
+		if from < 0 || limit < 0 {
+			return fmt.Errorf("%w: from %d, limit %d", document.ErrRange, from, limit)
+		}
+		end := min(total, from+limit)
+		all := b.doc.Items()
+		if from < end {
+			items = views(b.doc, all[from:end])
+		}
+		return nil
+	})
+	return items, total, err
+}
+
+// ItemAfter returns the first item that ends after byte offset off of the
+// book's source (an error wrapping document.ErrRange when none does).
+func (s *Session) ItemAfter(id string, off int) (ItemView, error) {
+	var out ItemView
+	err := s.with(id, func(b *book) error {
+		items := b.doc.Items()
+		i := sort.Search(len(items), func(i int) bool { return items[i].End > off })
+		if i == len(items) {
+			return fmt.Errorf("%w: no item ends after byte %d", document.ErrRange, off)
+		}
+		out = view(b.doc, items[i])
+		return nil
+	})
+	return out, err
+}
+
 // Resolve returns the item a pointer names.
 func (s *Session) Resolve(id, ptr string) (ItemView, error) {
 	var out ItemView
@@ -96,6 +134,19 @@ func (s *Session) Resolve(id, ptr string) (ItemView, error) {
 		return err
 	})
 	return out, err
+}
+
+// ItemByID returns the item with an ID (false when no item has it).
+func (s *Session) ItemByID(id string, itemID int) (ItemView, bool) {
+	var out ItemView
+	found := false
+	_ = s.with(id, func(b *book) error {
+		if it := b.doc.ByID(itemID); it != nil {
+			out, found = view(b.doc, it), true
+		}
+		return nil
+	})
+	return out, found
 }
 
 // SectionView is one heading of the outline.

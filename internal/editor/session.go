@@ -48,6 +48,13 @@ type book struct {
 	saved      []byte // the source as last read or saved
 	savedVer   int
 	savedEdits int // journal length at the last save
+	// rec is the ID record of the file at path as last read or saved (nil
+	// for books without a file); origin, newIDs and warning describe how
+	// the IDs were found when it was opened.
+	rec     *idRecord
+	origin  IDOrigin
+	newIDs  int
+	warning string
 }
 
 // New returns an empty session.
@@ -64,10 +71,25 @@ type BookInfo struct {
 	// Unsaved counts the edits since the book was last read or saved.
 	Unsaved int  `json:"unsaved"`
 	Dirty   bool `json:"dirty"`
+	// IDs says where the item IDs of a book opened from a file came from
+	// (recorded, carried or new) and NewIDs how many items got IDs they did
+	// not have before; Warning says why the IDs could not be recorded.
+	IDs     IDOrigin `json:"ids,omitempty"`
+	NewIDs  int      `json:"newIds,omitempty"`
+	Warning string   `json:"warning,omitempty"`
 }
 
 // Open reads a Markdown file into the session; its ID is the path as
 // given. Opening an open path returns the open book.
+//
+// The items get the IDs recorded in the book's state file (StatePath), so
+// pointers stay valid from one process to the next. If another program
+// changed the file since, unchanged items keep their IDs and new or
+// rewritten ones get IDs never used before (document.CarryIDs); without a
+// usable record the items are numbered 1..N. Whenever the IDs are not
+// exactly the recorded ones the state file is written, so the next open
+// agrees; failing to write it is reported in BookInfo.Warning, not as an
+// error. A file that is not UTF-8 text is refused (ErrEncoding).
 func (s *Session) Open(path string) (BookInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,7 +100,25 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	if err != nil {
 		return BookInfo{}, fmt.Errorf("%w: %w", ErrIO, err)
 	}
-	b := newBook(path, path, src)
+	if err := CheckText(path, src); err != nil {
+		return BookInfo{}, err
+	}
+	d := markdown.Parse(src)
+	old, rerr := readRecord(path)
+	b := &book{id: path, path: path, doc: d, saved: src}
+	b.origin, b.newIDs = adopt(d, old)
+	b.reg = cursor.NewRegistry(d) // after the IDs are final
+	if rerr != nil {
+		b.warning = fmt.Sprintf("ignored the state file %s (%v); ", StatePath(path), rerr)
+	}
+	b.rec = old
+	if b.origin != IDsRecorded {
+		b.rec = recordOf(d)
+		if err := writeRecord(path, b.rec); err != nil {
+			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
+		}
+	}
+	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
 }
@@ -133,14 +173,23 @@ func bookOf(id, path string, src []byte, d *document.Document) *book {
 	return &book{id: id, path: path, doc: d, reg: cursor.NewRegistry(d), saved: src}
 }
 
-// Close drops a book from the session (unsaved edits are lost).
+// Close drops a book from the session (unsaved edits are lost). For a book
+// file whose unsaved edits handed out IDs, the state file keeps the next ID
+// above them, so a pointer shown for an edit that was never written can
+// never name another item later.
 func (s *Session) Close(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.books[id] == nil {
+	b := s.books[id]
+	if b == nil {
 		return s.unknown(id)
 	}
 	delete(s.books, id)
+	if _, next := b.doc.ItemIDs(); b.path != "" && b.rec != nil && next > b.rec.next {
+		r := *b.rec
+		r.next = next
+		return writeRecord(b.path, &r)
+	}
 	return nil
 }
 
@@ -159,7 +208,7 @@ func (s *Session) Books() []BookInfo {
 func (b *book) info() BookInfo {
 	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: len(b.doc.Source()),
 		Version: b.doc.Version(), Edits: len(b.doc.Journal()), Dirty: b.doc.Version() != b.savedVer,
-		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits)}
+		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning}
 }
 
 func (s *Session) unknown(id string) error {
@@ -208,6 +257,9 @@ type SaveOptions struct {
 	// Record, when set, journals the save as a command with this label, so
 	// `UndoCommand` can restore the version before it (book files only).
 	Record string
+	// ForceReadOnly replaces a file that has no write permission; without
+	// it such a save fails with ErrReadOnly.
+	ForceReadOnly bool
 }
 
 // SaveResult reports a save.
@@ -216,10 +268,15 @@ type SaveResult struct {
 	Backup  string `json:"backup,omitempty"`
 	Bytes   int    `json:"bytes"`
 	Written bool   `json:"written"`
+	// Warning says why the item IDs could not be recorded beside the file.
+	Warning string `json:"warning,omitempty"`
 }
 
-// Save writes the book atomically (temp file, fsync, rename), with a
-// backup of the previous version when asked.
+// Save writes the book atomically (temp file, fsync, rename, keeping the
+// file's mode and, where allowed, its owner), with a backup of the previous
+// version when asked, then records the item IDs in the file's state
+// (StatePath) and, with Record, journals the write for UndoCommand. This is
+// the one way a book file is written: open (Open), edit (Edit), save.
 func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 	var res SaveResult
 	err := s.with(id, func(b *book) error {
@@ -235,6 +292,9 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if !opt.Force && path == b.path && b.doc.Version() == b.savedVer {
 			return nil
 		}
+		if err := checkWritable(path, opt.ForceReadOnly); err != nil {
+			return err
+		}
 		if err := atomicfile.Write(path, src, atomicfile.Options{Backup: opt.Backup}); err != nil {
 			return fmt.Errorf("%w: %w", ErrIO, err)
 		}
@@ -242,15 +302,20 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if bak := backupOf(path); opt.Backup && exists(bak) {
 			res.Backup = bak
 		}
-		if opt.Record != "" {
+		rec := recordOf(b.doc)
+		if err := writeRecord(path, rec); err != nil {
+			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
+		}
+		own := path == b.path || b.path == ""
+		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits
-			if err := record(path, opt.Record, b.saved, src, max(edits, 0), time.Now()); err != nil {
+			if err := record(path, opt.Record, b.saved, src, b.rec, max(edits, 0), time.Now()); err != nil {
 				return err
 			}
 		}
-		if path == b.path || b.path == "" {
+		if own {
 			b.path, b.saved, b.savedVer = path, bytes.Clone(src), b.doc.Version()
-			b.savedEdits = len(b.doc.Journal())
+			b.savedEdits, b.rec = len(b.doc.Journal()), rec
 		}
 		return nil
 	})

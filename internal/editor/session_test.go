@@ -200,17 +200,17 @@ func TestCommandJournalUndoAcrossRuns(t *testing.T) {
 	require.NoError(t, err)
 
 	// A later run undoes the commands one by one, byte for byte.
-	c, err := UndoCommand(path, true)
+	c, err := UndoCommand(path, true, false)
 	require.NoError(t, err)
 	require.Equal(t, "second command", c.Label)
 	require.Equal(t, 2, c.Edits)
 	got, _ := os.ReadFile(path)
 	require.Equal(t, afterFirst, got)
-	_, err = UndoCommand(path, true)
+	_, err = UndoCommand(path, true, false)
 	require.NoError(t, err)
 	got, _ = os.ReadFile(path)
 	require.Equal(t, src, got)
-	_, err = UndoCommand(path, true)
+	_, err = UndoCommand(path, true, false)
 	require.ErrorIs(t, err, ErrNoCommand)
 
 	// A book changed by hand since the command is not touched.
@@ -222,7 +222,7 @@ func TestCommandJournalUndoAcrossRuns(t *testing.T) {
 	_, err = s2.Save(path, SaveOptions{Record: "third"})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, append(got, []byte("\nhand edit\n")...), 0o644))
-	_, err = UndoCommand(path, true)
+	_, err = UndoCommand(path, true, false)
 	require.ErrorIs(t, err, ErrChanged)
 }
 

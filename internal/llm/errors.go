@@ -37,19 +37,25 @@ type Error struct {
 
 // Error formats the kind, status, message and cause.
 func (e *Error) Error() string {
+	s := e.format(e.Message)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// format is "llm: <kind> (HTTP <status>): <message>", leaving out what is
+// not there.
+func (e *Error) format(message string) string {
 	var b strings.Builder
 	b.WriteString("llm: ")
 	b.WriteString(string(e.Kind))
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
-	if e.Message != "" {
+	if message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(message)
 	}
 	return b.String()
 }
@@ -61,19 +67,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // the HTTP status and the message, without the cause (which may name the
 // endpoint it failed to reach) and with network addresses redacted
 // (RedactAddresses). Log Error() instead, where operators read it.
-func (e *Error) Public() string {
-	var b strings.Builder
-	b.WriteString("llm: ")
-	b.WriteString(string(e.Kind))
-	if e.Status != 0 {
-		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(RedactAddresses(e.Message))
-	}
-	return b.String()
-}
+func (e *Error) Public() string { return e.format(RedactAddresses(e.Message)) }
 
 // PublicMessage is Public of the first *Error in err's chain; any other
 // error gets a generic text with its addresses redacted.

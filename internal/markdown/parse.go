@@ -32,18 +32,33 @@ func Parse(src []byte) *document.Document {
 	return document.New(src, p.ParseRegion(src, 0, len(src)), p)
 }
 
+// bom is the UTF-8 byte order mark. A source that starts with it keeps it,
+// outside every item: the first block starts after it.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// textStart is where the text of src starts: after the byte order mark.
+func textStart(src []byte) int {
+	if bytes.HasPrefix(src, bom) {
+		return len(bom)
+	}
+	return 0
+}
+
 // ParseRegion parses src[start:end] as a standalone Markdown text and
 // returns items and top-level spans in absolute offsets. Front matter is
-// recognised only at offset 0.
+// recognised only at offset 0 (after a byte order mark, if any).
 func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
 	reg.Src = src
 	base := start
-	if start == 0 {
-		if fm, text := frontMatter(src[:end]); fm > 0 {
-			it := &document.Item{Kind: document.FrontMatter, Start: 0, End: fm, Text: text}
+	if start == 0 && bytes.HasPrefix(src[:end], bom) {
+		base = len(bom)
+	}
+	if base == textStart(src) {
+		if fm, text := frontMatter(src[base:end]); fm > 0 {
+			it := &document.Item{Kind: document.FrontMatter, Start: base, End: base + fm, Text: text}
 			reg.Items = append(reg.Items, it)
-			reg.Tops = append(reg.Tops, document.Span{Start: 0, End: fm})
-			base = fm
+			reg.Tops = append(reg.Tops, document.Span{Start: base, End: base + fm})
+			base += fm
 		}
 	}
 	// Parse through the final line ending, exactly as the full parse saw

@@ -2,9 +2,12 @@ package markdown
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/document"
 )
 
 func TestSpecExamplesRoundTripAndInvariants(t *testing.T) {
@@ -62,4 +65,43 @@ func TestInvalidUTF8AndCRRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestByteOrderMark(t *testing.T) {
+	const b = "\xEF\xBB\xBF"
+	tests := []struct {
+		name, src string
+		kinds     []document.Kind
+		first     string // the first item's Markdown
+	}{
+		{"heading", b + "# Title\n\nText.\n", []document.Kind{document.Heading, document.Paragraph}, "# Title"},
+		{"front matter", b + "---\nt: 1\n---\n\n# T\n", []document.Kind{document.FrontMatter, document.Heading}, "---\nt: 1\n---"},
+		{"only a mark", b, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Parse([]byte(tt.src))
+			var kinds []document.Kind
+			for _, it := range d.Items() {
+				kinds = append(kinds, it.Kind)
+			}
+			require.Equal(t, tt.kinds, kinds)
+			if len(kinds) == 0 {
+				return
+			}
+			require.Equal(t, tt.first, d.Markdown(d.Items()[0]))
+			res, err := d.ReplaceText(d.Items()[len(kinds)-1].Pointer().String(), "Changed.")
+			if kinds[len(kinds)-1] == document.Heading {
+				res, err = d.ReplaceText(d.Items()[len(kinds)-1].Pointer().String(), "# Changed")
+			}
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(string(d.Source()), b), "the mark stays: %q", d.Source())
+			require.Contains(t, string(d.Source()), res.MarkdownAfter)
+		})
+	}
+	d := Parse([]byte(b))
+	_, err := d.Append("# First")
+	require.NoError(t, err)
+	require.Equal(t, b+"# First\n", string(d.Source()))
+	require.Equal(t, document.Heading, d.Items()[0].Kind)
 }

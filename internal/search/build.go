@@ -164,6 +164,7 @@ func (x *Index) terms(chunks []chunk) lexicon {
 		words: make(map[string]termID, len(words)),
 		terms: make(map[string]termID, len(words)/2),
 		stems: make([]string, 0, len(words)/2),
+		vc:    &vocabCache{},
 	}
 	termOf := make([]termID, len(words))
 	for w, stem := range stems {

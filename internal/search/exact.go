@@ -45,7 +45,7 @@ func (x *Index) Exact(d *document.Document, phrase string, opt Options) ([]Resul
 // in document order.
 func (x *Index) candidates(d *document.Document, stems []string, f *filter) []*document.Item {
 	var items []*document.Item
-	for _, id := range x.withAll(stems) {
+	for _, id := range x.withAll(stemTerms(stems)) {
 		if it := d.ByID(id); it != nil && f.keep(it) {
 			items = append(items, it)
 		}

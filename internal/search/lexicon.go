@@ -20,10 +20,12 @@ type lexicon struct {
 	// scratch for counting the terms of one text (write paths only)
 	counts  []int32  // term → occurrences in the current text
 	touched []termID // terms with counts > 0, in order of first occurrence
+
+	vc *vocabCache // the sorted vocabulary for name forms (forms.go)
 }
 
 func newLexicon() lexicon {
-	return lexicon{words: map[string]termID{}, terms: map[string]termID{}}
+	return lexicon{words: map[string]termID{}, terms: map[string]termID{}, vc: &vocabCache{}}
 }
 
 // intern returns the term of a surface word, adding it if new.
@@ -34,6 +36,7 @@ func (l *lexicon) intern(w string) termID {
 	w = strings.Clone(w)
 	t := l.internStem(textnorm.Stem(w))
 	l.words[w] = t
+	l.vc.reset()
 	return t
 }
 
@@ -48,16 +51,6 @@ func (l *lexicon) internStem(stem string) termID {
 	l.counts = append(l.counts, 0)
 	l.terms[stem] = t
 	return t
-}
-
-// lookup returns the term of a surface word without changing the lexicon;
-// ok is false if the word's stem is not in the index. Safe for concurrent
-// readers.
-func (l *lexicon) lookup(w string) (termID, bool) {
-	if t, ok := l.words[w]; ok {
-		return t, true
-	}
-	return l.term(textnorm.Stem(w))
 }
 
 // term returns the term of a stem, if indexed.

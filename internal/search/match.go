@@ -13,20 +13,21 @@ import (
 func (x *Index) ItemsWithAll(stems []string) []int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.withAll(stems)
+	return x.withAll(stemTerms(stems))
 }
 
 // ItemsMatching returns the IDs of items matching a keyword list with the
 // cursor's semantics (BOOK_CORE § 6): all words of one keyword must occur,
-// compared by stem, and any keyword may (OR across keywords); sorted by
-// ID. An item matches iff textnorm.NewMatcher(k).Match(item.Text) holds for
+// each in any of its forms (the same stem or a shared name-paradigm key,
+// textnorm.Term), and any keyword may (OR across keywords); sorted by ID.
+// An item matches iff textnorm.NewMatcher(k).Match(item.Text) holds for
 // some keyword k; a keyword without words matches nothing.
 func (x *Index) ItemsMatching(keywords []string) []int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	var out []int
 	for i, k := range keywords {
-		ids := x.withAll(textnorm.Terms(k))
+		ids := x.withAll(textnorm.QueryTerms(k))
 		if i == 0 {
 			out = ids
 			continue
@@ -36,23 +37,9 @@ func (x *Index) ItemsMatching(keywords []string) []int {
 	return out
 }
 
-// postingLists returns the postings of each stem, or nil if some stem is
-// not indexed (then no item has them all).
-func (x *Index) postingLists(stems []string) [][]posting {
-	lists := make([][]posting, 0, len(stems))
-	for _, s := range stems {
-		t, ok := x.lex.term(s)
-		if !ok || len(x.post[t]) == 0 {
-			return nil
-		}
-		lists = append(lists, x.post[t])
-	}
-	return lists
-}
-
-// withAll intersects the postings of stems, shortest list first.
-func (x *Index) withAll(stems []string) []int {
-	lists := x.postingLists(stems)
+// withAll intersects the postings of the terms, shortest list first.
+func (x *Index) withAll(terms []textnorm.Term) []int {
+	lists := x.groups(terms)
 	if len(lists) == 0 {
 		return nil
 	}

@@ -16,8 +16,9 @@ const (
 )
 
 // Ranked runs BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5))
-// over the Text of the items, with the query analysed by textnorm.Terms
-// (a word repeated in the query counts once). Results come best first, ties
+// over the Text of the items, with the query analysed by textnorm.QueryTerms
+// (a word repeated in the query counts once; every form of a word counts as
+// the word, see forms.go). Results come best first, ties
 // in document order; an item needs at least one query term. The corpus
 // statistics (N, document frequencies, mean length) are those of the whole
 // book: the options only choose which items are returned. A query without
@@ -28,22 +29,17 @@ func (x *Index) Ranked(d *document.Document, query string, opt Options) ([]Resul
 	if err != nil {
 		return nil, err
 	}
-	stems := distinct(textnorm.Terms(query))
-	if len(stems) == 0 {
+	terms := textnorm.QueryTerms(query)
+	if len(terms) == 0 {
 		return nil, errEmpty("query", query)
 	}
 	x.rlockFresh(d)
 	defer x.mu.RUnlock()
-	hits := x.bm25(d, stems, &f)
-	terms := make(map[termID]bool, len(stems))
-	for _, s := range stems {
-		if t, ok := x.lex.term(s); ok {
-			terms[t] = true
-		}
-	}
+	hits := x.bm25(d, terms, &f)
+	m := textnorm.NewMatcher(query)
 	out := make([]Result, len(hits))
 	for i, h := range hits {
-		out[i] = result(h.it, h.score, h.matches, snippet(h.it.Text, x.termSpans(h.it.Text, terms)))
+		out[i] = result(h.it, h.score, h.matches, snippet(h.it.Text, termSpans(h.it.Text, m.MatchWord)))
 	}
 	return out, nil
 }
@@ -68,13 +64,13 @@ type scoreList struct {
 
 // bm25 scores every item holding a query term by merging the postings in
 // item order, keeping the best f.limit that pass the filter.
-func (x *Index) bm25(d *document.Document, stems []string, f *filter) []hit {
+func (x *Index) bm25(d *document.Document, terms []textnorm.Term, f *filter) []hit {
 	n := float64(x.nItems)
 	var lists []*scoreList
-	for _, s := range stems {
-		if t, ok := x.lex.term(s); ok && len(x.post[t]) > 0 {
-			df := float64(len(x.post[t]))
-			lists = append(lists, &scoreList{list: x.post[t], idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
+	for _, t := range terms {
+		if g := x.group(t); len(g) > 0 {
+			df := float64(len(g))
+			lists = append(lists, &scoreList{list: g, idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
 		}
 	}
 	top := &topK{k: f.limit, d: d, f: f}

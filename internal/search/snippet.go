@@ -17,18 +17,18 @@ const (
 // scanChunk is how many bytes of an item termSpans tokenizes at a time.
 const scanChunk = 1024
 
-// termSpans returns the spans of the words of text whose term is in terms,
-// as far as a snippet needs them: the text is tokenized a chunk at a time
-// and scanning stops a snippet's length after the first match, so a long
-// item with an early match costs little.
-func (x *Index) termSpans(text string, terms map[termID]bool) []textnorm.Span {
+// termSpans returns the spans of the words of text that match (a query
+// term), as far as a snippet needs them: the text is tokenized a chunk at a
+// time and scanning stops a snippet's length after the first match, so a
+// long item with an early match costs little.
+func termSpans(text string, match func(word string) bool) []textnorm.Span {
 	var out []textnorm.Span
 	limit := len(text)
 	for base := 0; base < limit; {
 		end := cutAfterSpace(text, base+scanChunk)
 		for _, sp := range textnorm.Spans(text[base:end]) {
 			sp.Start, sp.End = base+sp.Start, base+sp.End
-			if t, ok := x.lex.lookup(text[sp.Start:sp.End]); ok && terms[t] {
+			if match(text[sp.Start:sp.End]) {
 				if len(out) == 0 {
 					limit = min(limit, sp.End+utf8.UTFMax*snippetRunes)
 				}

@@ -61,6 +61,9 @@ type AppOptions struct {
 	// examples/zvezdochkin.md.
 	SampleName string
 	Sample     []byte
+	// Web is the web app served at / (nil: none); cmd/aite passes package
+	// web's.
+	Web WebApp
 }
 
 // App is the whole aite server built from a configuration: the store
@@ -325,12 +328,15 @@ func (a *App) registerSample(ctx context.Context) error {
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
 	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
+		AllowInlineCode: cfg.Skills.AllowInlineCode,
 		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
 		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
-		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools,
-		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, CORS: cfg.CORS.Enabled,
+		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
+		Web:          a.opts.Web,
+		DefaultAgent: cfg.Agents.Default, Heartbeat: cfg.Heartbeat(), DoneMarker: cfg.SSE.DoneMarker, Stall: cfg.Stall(),
+		Guard:            Guard{Hosts: cfg.Server.AllowedHosts, CORS: cfg.CORS.Enabled, Origins: cfg.CORS.AllowedOrigins},
 		DocumentMaxBytes: cfg.Documents.MaxBytes, MemoryK: cfg.Memory.K, Logger: a.log, Clock: a.opts.Clock}
 	if cfg.Auth.Enabled {
 		v, err := auth.NewVerifier(cfg.AuthConfig(), a.opts.HTTPClient, a.opts.Clock)
@@ -424,7 +430,17 @@ func (a *App) cursorAgent(spec engine.Spec) *cursoragent.Agent {
 	if key == "" {
 		key = spec.Agent.ModelConfig.ModelKey
 	}
-	p, m, err := a.models.Provider(key)
+	return a.cursorAgentOn(key)
+}
+
+// defaultCursorAgent is the cursor agent on the default model, or nil when
+// that model cannot be used (MCP clients are then not offered the tool).
+func (a *App) defaultCursorAgent() *cursoragent.Agent {
+	return a.cursorAgentOn(builtins.DefaultModelKey)
+}
+
+func (a *App) cursorAgentOn(modelKey string) *cursoragent.Agent {
+	p, m, err := a.models.Provider(modelKey)
 	if err != nil {
 		return nil
 	}
@@ -456,7 +472,12 @@ func (a *App) ListenAndServe(ctx context.Context) error {
 // requests get ShutdownTimeout to finish, and the watcher and the database
 // are closed. It returns nil after a shutdown caused by ctx.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	// Connection hygiene: a request's headers and its whole body must arrive
+	// in time, and an idle kept-alive connection is closed. No write
+	// timeout: streams are long; each SSE frame has its own write deadline
+	// (sse.stallTimeoutMs).
+	readHeader, read, idle := a.cfg.HTTPTimeouts()
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: readHeader, ReadTimeout: read, IdleTimeout: idle,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

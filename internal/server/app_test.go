@@ -40,7 +40,7 @@ func appStart(t *testing.T, dataDir string, env appEnv) *appRunning {
 	return appStartWith(t, dataDir, env, nil)
 }
 
-// appStartWith is appStart with more configuration flags.
+// appStartWith is appStart with configuration flags.
 func appStartWith(t *testing.T, dataDir string, env appEnv, flags map[string]string) *appRunning {
 	t.Helper()
 	all := map[string]string{"server.addr": "127.0.0.1:0", "data": dataDir}
@@ -167,6 +167,10 @@ func TestAppStartsOnDefaults(t *testing.T) {
 	agents := appAgents(t, r)
 	for _, key := range []string{"bookEditor", "demoOneshot", "demoReact", "demoPlanner", "demoAction", "demoConfirm", "demoSkill"} {
 		require.Contains(t, agents, key)
+	}
+	require.Contains(t, agents, "bookEditorProtocol")
+	for _, internal := range []string{"cursorAgent", "paragraphEditor"} {
+		require.NotContains(t, agents, internal, "an internal sub-agent is not listed")
 	}
 	require.Equal(t, "REACT", agents["bookEditor"].Meta.Mode)
 	require.Contains(t, agents["bookEditor"].Meta.Tools, "editor-replace_text")

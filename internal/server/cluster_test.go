@@ -447,8 +447,8 @@ func TestClusterDocumentEdits(t *testing.T) {
 		}
 	}
 	// Both nodes read the same text.
-	rawA, errA := docsA.items(ctx, doc.ID, 0, 100)
-	rawB, errB := docsB.items(ctx, doc.ID, 0, 100)
+	rawA, errA := docsA.items(ctx, doc.ID, 0, 100, false)
+	rawB, errB := docsB.items(ctx, doc.ID, 0, 100, false)
 	if errA != nil || errB != nil || rawA.Revision != 22 || rawB.Revision != 22 || len(rawA.Items) != len(rawB.Items) {
 		t.Fatalf("A %+v %v\nB %+v %v", rawA.Revision, errA, rawB.Revision, errB)
 	}

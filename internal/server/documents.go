@@ -41,12 +41,6 @@ var (
 // MaxDocumentName is the longest document name, in characters (§ 2.2).
 const MaxDocumentName = 200
 
-// unlockedTools are the book tools that run without the per-document lock:
-// they never edit and may run for minutes (the cursor agent calls a model
-// for every batch). Each of their session calls is still serialised by the
-// editor session's own lock.
-var unlockedTools = map[string]bool{"cursor_agent-run_cursor_agent": true}
-
 // Documents holds the server's documents (§ 2.2): the store is the source of
 // truth, and each document used by a tool or the outline and items
 // endpoints is loaded once into one editor session (keyed by documentId)
@@ -87,8 +81,10 @@ type Documents struct {
 // docState is the in-memory state of one document.
 type docState struct {
 	mu       sync.Mutex
-	loaded   bool // the session holds the document
-	revision int  // the revision of the session's text
+	loaded   bool   // the session holds the document
+	revision int    // the revision of the session's text
+	src      string // the stored text at revision (the base of the next edit's splice)
+	owner    string // store.Document.Owner
 }
 
 // NewDocuments returns the documents of st; clock stamps creations and edits
@@ -130,14 +126,14 @@ func (d *Documents) createAs(ctx context.Context, id, name string, markdown []by
 	var doc store.Document
 	if err == nil {
 		doc, err = d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
-			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now})
+			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 	}
 	if err != nil {
 		_ = d.session.Close(id)
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true}
+	d.docs[id] = &docState{loaded: true, src: doc.Markdown, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -203,7 +199,7 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision = true, doc.Revision
+		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
 	}
 	return f(ds)
 }
@@ -218,6 +214,16 @@ func (d *Documents) forgetMissing(id string, ds *docState, err error) {
 		delete(d.docs, id)
 	}
 	d.mu.Unlock()
+}
+
+// owner returns the owner of document id (loading it like every access).
+func (d *Documents) owner(ctx context.Context, id string) (string, error) {
+	var owner string
+	err := d.locked(ctx, id, func(ds *docState) error {
+		owner = ds.owner
+		return nil
+	})
+	return owner, err
 }
 
 // load puts a stored document into the session with the item ids it had
@@ -284,14 +290,39 @@ func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *curs
 	out := map[string]tool.Tool{}
 	for _, t := range booktools.Tools(env) {
 		name := strings.ToLower(t.Name())
-		if unlockedTools[name] {
+		if booktools.Unlocked(name) {
 			out[name] = t
 			continue
 		}
-		out[name] = &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		dt := &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		if booktools.IsEdit(t.Name()) {
+			out[name] = &editDocTool{docTool: dt, env: env}
+			continue
+		}
+		out[name] = dt
 	}
 	return out, nil
 }
+
+// editDocTool is a book edit tool: a docTool that can also preview a call
+// (engine.Previewer, for edit confirmation) under the document's lock.
+type editDocTool struct {
+	*docTool
+	env booktools.Env
+}
+
+// Preview implements engine.Previewer.
+func (t *editDocTool) Preview(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	var res tool.Result
+	err := t.docs.locked(ctx, t.docID, func(*docState) error {
+		var err error
+		res, err = booktools.Preview(t.env, t.Name(), args)
+		return err
+	})
+	return res, err
+}
+
+var _ engine.Previewer = (*editDocTool)(nil)
 
 // docTool runs a book tool under its document's lock and persists the edits
 // the call applied.
@@ -300,12 +331,21 @@ type docTool struct {
 	docs  *Documents
 	docID string
 	runID string
+	// check, when set, runs under the lock before the call; a result
+	// refuses the call with it (MCP: the approved edit is still the same).
+	check func(s *editor.Session, id string) *tool.Result
 }
 
 // Call implements tool.Tool.
 func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	var res tool.Result
 	err := t.docs.locked(ctx, t.docID, func(ds *docState) error {
+		if t.check != nil {
+			if r := t.check(t.docs.session, t.docID); r != nil {
+				res = *r
+				return nil
+			}
+		}
 		var err error
 		res, err = t.Tool.Call(ctx, args)
 		if err != nil || len(res.Edits) == 0 {
@@ -334,9 +374,16 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	}
 	n := 0
 	for err == nil && n < len(res.Edits) {
-		if err = d.record(ctx, ds, docID, runID, toolID, c, &res.Edits[n]); err == nil {
+		sp := &store.Splice{} // the text changed with the call's first edit
+		if n == 0 {
+			sp = spliceOf(ds.src, c.Markdown)
+		}
+		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, &res.Edits[n]); err == nil {
 			n++
 		}
+	}
+	if n > 0 {
+		ds.src = c.Markdown
 	}
 	switch {
 	case err == nil:
@@ -354,27 +401,18 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	return tool.Errorf("tool_failed", "The edit could not be saved, so it was not applied; the document is unchanged. Try again.")
 }
 
-// record stores one edit as the next revision and stamps it.
-func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, e *tool.Edit) error {
+// record stores one edit, which changed the text by sp, as the next
+// revision and stamps it.
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, sp *store.Splice, e *tool.Edit) error {
 	doc, err := d.st.ApplyDocumentEdit(ctx, docID, c, store.DocumentEdit{
 		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
-		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock()})
+		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp})
 	if err != nil {
 		return err
 	}
 	ds.revision = doc.Revision
 	e.Book, e.Revision = docID, doc.Revision
 	return nil
-}
-
-// itemCount returns the number of items of a loaded document.
-func (d *Documents) itemCount(id string) (int, error) {
-	for _, b := range d.session.Books() {
-		if b.ID == id {
-			return b.Items, nil
-		}
-	}
-	return 0, fmt.Errorf("document %s: %w", id, editor.ErrUnknownBook)
 }
 
 // documentSummary is DocumentSummary (times in epoch ms).
@@ -398,6 +436,8 @@ type outlineEntry struct {
 	Pointer string `json:"pointer"`
 	Level   int    `json:"level"`
 	Text    string `json:"text"`
+	Index   int    `json:"index"` // [EXT] the heading's item index
+	Items   int    `json:"items"` // [EXT] the items of its section, subsections included, the heading excluded
 }
 
 // documentItems is the data of GET /document/items.
@@ -416,6 +456,9 @@ type documentItem struct {
 	Type     string `json:"type"`
 	Level    int    `json:"level,omitempty"` // headings only
 	Markdown string `json:"markdown"`
+	Kind     string `json:"kind,omitempty"`  // [EXT] with format=html: the parser's kind (Quote, Table, …)
+	Depth    int    `json:"depth,omitempty"` // [EXT] with format=html: the nesting of lists around the item
+	HTML     string `json:"html,omitempty"`  // [EXT] with format=html: the item rendered
 }
 
 func summarizeDocument(d store.Document) documentSummary {
@@ -458,40 +501,45 @@ func (d *Documents) detail(ctx context.Context, id string) (documentDetail, erro
 			return err
 		}
 		out = documentDetail{documentSummary: summarizeDocument(doc), Outline: []outlineEntry{}}
-		out.Outline = flattenOutline(out.Outline, ov.Sections)
-		return nil
+		out.Outline, err = d.flattenOutline(id, out.Outline, ov.Sections)
+		return err
 	})
 	return out, err
 }
 
 // flattenOutline appends the headings of secs in document order.
-func flattenOutline(out []outlineEntry, secs []editor.SectionView) []outlineEntry {
+func (d *Documents) flattenOutline(id string, out []outlineEntry, secs []editor.SectionView) ([]outlineEntry, error) {
 	for _, s := range secs {
-		out = append(out, outlineEntry{Pointer: s.Pointer.String(), Level: s.Level, Text: s.Title})
-		out = flattenOutline(out, s.Children)
+		it, err := d.session.Resolve(id, s.Pointer.String())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, outlineEntry{Pointer: s.Pointer.String(), Level: s.Level, Text: s.Title,
+			Index: it.Index, Items: s.Total})
+		if out, err = d.flattenOutline(id, out, s.Children); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
-// items returns up to limit items of document id from index from.
-func (d *Documents) items(ctx context.Context, id string, from, limit int) (documentItems, error) {
+// items returns up to limit items of document id from index from, each
+// rendered as HTML too when html is set.
+func (d *Documents) items(ctx context.Context, id string, from, limit int, html bool) (documentItems, error) {
 	var out documentItems
 	err := d.locked(ctx, id, func(ds *docState) error {
-		total, err := d.itemCount(id)
+		views, total, err := d.session.ItemsAt(id, from, limit)
 		if err != nil {
 			return err
 		}
 		out = documentItems{DocumentID: id, Revision: ds.revision, Total: total, From: from, Items: []documentItem{}}
-		if from >= total {
-			return nil
-		}
-		v, err := d.session.Items(id, "", from+limit, nil)
-		if err != nil {
-			return err
-		}
-		for _, it := range v.Items[from:] {
-			out.Items = append(out.Items, documentItem{Index: it.Index, Pointer: it.Pointer.String(),
-				Type: itemType(it.Kind), Level: it.Level, Markdown: it.Markdown})
+		for _, it := range views {
+			item := documentItem{Index: it.Index, Pointer: it.Pointer.String(), Type: itemType(it.Kind),
+				Level: it.Level, Markdown: it.Markdown}
+			if html {
+				item.Kind, item.Depth, item.HTML = string(it.Kind), listDepth(it.Containers), renderItem(it)
+			}
+			out.Items = append(out.Items, item)
 		}
 		out.HasMore = from+len(out.Items) < total
 		return nil
@@ -510,6 +558,7 @@ type documentEditView struct {
 	Before     string `json:"before,omitempty"`
 	After      string `json:"after,omitempty"`
 	At         int64  `json:"at"`
+	RevertedTo *int   `json:"revertedTo,omitempty"` // [EXT] op revert: the revision restored
 }
 
 type documentHistory struct {
@@ -531,11 +580,13 @@ func (s *Server) registerDocuments() {
 		s.opts.Documents.Logger = s.opts.Logger
 	}
 	s.mux.HandleFunc("GET /api/ap/documents", s.listDocuments)
-	s.mux.HandleFunc("POST /api/ap/documents", s.createDocument)
+	s.Route("POST /api/ap/documents", http.HandlerFunc(s.createDocument),
+		Policy{Bodies: []string{"application/json", "multipart/form-data"}})
 	s.mux.HandleFunc("GET /api/ap/document", s.getDocument)
 	s.mux.HandleFunc("GET /api/ap/document/items", s.getDocumentItems)
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
 	s.mux.HandleFunc("GET /api/ap/document/history", s.getDocumentHistory)
+	s.registerDocumentViews()
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
@@ -544,16 +595,19 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	out := make([]documentSummary, len(docs)) // the store lists most recently updated first
-	for i, d := range docs {
-		out[i] = summarizeDocument(d)
+	out := make([]documentSummary, 0, len(docs)) // the store lists most recently updated first
+	for _, d := range docs {
+		if s.visible(r.Context(), d.Owner) {
+			out = append(out, summarizeDocument(d))
+		}
 	}
 	writeOK(w, out)
 }
 
 // documentIDParam reads the required documentId parameter: blank → 400
-// Validation failed, not a UUID → 400; the id is returned in lowercase.
-func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+// Validation failed, not a UUID → 400; the id is returned in lowercase. A
+// document the request may not see is answered 404 like an unknown one.
+func (s *Server) documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id, ok := metaQuery(w, r, "documentId")
 	if !ok {
 		return "", false
@@ -561,6 +615,10 @@ func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	canon, valid := uuidCanonical(id)
 	if !valid {
 		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return "", false
+	}
+	if err := s.visibleDocument(r.Context(), canon); err != nil {
+		s.documentFailure(w, r, canon, err)
 		return "", false
 	}
 	return canon, true
@@ -577,7 +635,7 @@ func (s *Server) documentFailure(w http.ResponseWriter, r *http.Request, id stri
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -596,7 +654,7 @@ const (
 )
 
 func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -618,7 +676,11 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	out, err := s.opts.Documents.items(r.Context(), id, from, limit)
+	html, ok := formatParam(w, r)
+	if !ok {
+		return
+	}
+	out, err := s.opts.Documents.items(r.Context(), id, from, limit, html)
 	if err != nil {
 		s.documentFailure(w, r, id, err)
 		return
@@ -627,8 +689,16 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
+		return
+	}
+	rev, ok := revisionParam(w, r)
+	if !ok {
+		return
+	}
+	if rev >= 0 {
+		s.rawAt(w, r, id, rev)
 		return
 	}
 	doc, err := s.opts.Store.GetDocument(r.Context(), id)
@@ -640,7 +710,7 @@ func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -656,7 +726,8 @@ func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
 	out := documentHistory{DocumentID: id, Edits: make([]documentEditView, len(edits))}
 	for i, e := range edits {
 		out.Edits[i] = documentEditView{Revision: e.Revision, RunID: e.RunID, ToolID: e.ToolID, Op: e.Op,
-			Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: e.At.UnixMilli()}
+			Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: e.At.UnixMilli(),
+			RevertedTo: e.RevertedTo}
 	}
 	writeOK(w, out)
 }

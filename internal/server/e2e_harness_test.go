@@ -77,6 +77,7 @@ func upperTool() tool.Tool {
 
 type harnessOptions struct {
 	heartbeat       time.Duration
+	stall           time.Duration // sse.stallTimeoutMs
 	frontendTimeout time.Duration
 	files           map[string]string // definition files below the definitions root
 	modelURL        string            // the models' endpoint instead of the harness's fake server
@@ -239,7 +240,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		eng.ContextProviders = providers
 	}
 	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
-		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, DefaultAgent: "bookEditor"})
+		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
 	h.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

@@ -144,6 +144,24 @@ func subscribe(t *testing.T, m *RunManager, runID string, after int64) (<-chan a
 	return ch, func() { once.Do(func() { close(stop) }) }, nil
 }
 
+// stepped starts run r1 of chat c1 (which must exist) on m, fed by a
+// stepper, and follows it from the start; unsubscribe runs at the test's
+// end.
+func stepped(t *testing.T, m *RunManager) (*stepper, *Run, <-chan api.Event) {
+	t.Helper()
+	s := newStepper()
+	r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, unsub, err := subscribe(t, m, "r1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unsub)
+	return s, r, ch
+}
+
 // next receives one event.
 func next(t *testing.T, ch <-chan api.Event) (api.Event, bool) {
 	t.Helper()
@@ -239,17 +257,7 @@ func equal(t *testing.T, got, want []string) {
 func TestRunPersistsInOrderBeforeTerminal(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
-		m := NewRunManager(st, RunOptions{})
-		s := newStepper()
-		r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, unsub, err := subscribe(t, m, "r1", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unsub()
+		s, r, ch := stepped(t, NewRunManager(st, RunOptions{}))
 		for _, d := range []string{"a", "b", "c", "d", "e"} {
 			s.send(t, d)
 		}
@@ -760,17 +768,7 @@ func TestRunEventsWaitForTheStore(t *testing.T) {
 	mkChat(t, st, "c1")
 	st.fail.Store(3)
 	st.lost.Store(2)
-	m := NewRunManager(st, RunOptions{})
-	s := newStepper()
-	r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, unsub, err := subscribe(t, m, "r1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unsub()
+	s, r, ch := stepped(t, NewRunManager(st, RunOptions{}))
 	var got []api.Event
 	for _, d := range []string{"a", "b", "c"} {
 		s.send(t, d)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -38,6 +39,13 @@ func (s *Server) handleRunStream(w http.ResponseWriter, r *http.Request) {
 	after, err := lastEventID(r)
 	if err != nil {
 		s.writeReqError(w, r, err)
+		return
+	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
 		return
 	}
 	s.stream(w, r, runID, after)
@@ -89,6 +97,13 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, fields)
 		return
 	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeOK(w, unmatched(runID, toolID)) // another user's run is not there for this one
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
 	answer := s.answerSubmit(runID, toolID, body.Params)
 	if !answer.taken {
 		if fwd, ok := s.forwardSubmit(r.Context(), runID, toolID, body.Params); ok {
@@ -114,32 +129,46 @@ func (s *Server) answerSubmit(runID, toolID string, params json.RawMessage) subm
 	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
 		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
 			matched, err := sc.SubmitScope(runID, toolID, params)
-			return decision(runID, toolID, matched, err, "Invalid scope decision: ", "Scope decision accepted", "No pending scope approval found")
+			return decision(runID, toolID, matched, err, "Invalid scope decision: ", "Scope decision accepted")
 		}
 	}
 	if strings.HasPrefix(toolID, api.CallApprovalPrefix) {
 		if cs, ok := s.opts.Engine.(CallsSubmitter); ok {
 			matched, err := cs.SubmitCalls(runID, toolID, params)
-			return decision(runID, toolID, matched, err, "Invalid edit decision: ", "Edit decision accepted", "No pending edit approval found")
+			return decision(runID, toolID, matched, err, "Invalid edit decision: ", "Edit decision accepted")
 		}
 	}
 	matched := s.opts.Engine.Submit(runID, toolID, params)
-	return decision(runID, toolID, matched, nil, "", "Frontend submit accepted", "No pending frontend tool found")
+	return decision(runID, toolID, matched, nil, "", "Frontend submit accepted")
 }
 
 // decision is the answer of a submit: 400 "<invalid><err>" for a decision
 // the wait refused, else 200 accepted or unmatched with the detail text.
-func decision(runID, toolID string, matched bool, err error, invalid, accepted, unmatched string) submitAnswer {
+func decision(runID, toolID string, matched bool, err error, invalid, accepted string) submitAnswer {
 	if err != nil {
 		return submitAnswer{status: http.StatusBadRequest, taken: true,
 			env: api.Envelope{Code: http.StatusBadRequest, Msg: invalid + err.Error(), Data: struct{}{}}}
 	}
-	resp := SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID, Detail: accepted}
 	if !matched {
-		resp.Accepted, resp.Status, resp.Detail = false, SubmitUnmatched, unmatched
+		return submitAnswer{status: http.StatusOK, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: unmatched(runID, toolID)}}
 	}
-	resp.Detail += " for runId=" + runID + ", toolId=" + toolID
-	return submitAnswer{status: http.StatusOK, taken: matched, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
+	resp := SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+		Detail: accepted + " for runId=" + runID + ", toolId=" + toolID}
+	return submitAnswer{status: http.StatusOK, taken: true, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
+}
+
+// unmatched is the answer to a submit that matches no pending wait, worded
+// for the kind of wait its toolId names.
+func unmatched(runID, toolID string) SubmitResponse {
+	what := "frontend tool"
+	switch {
+	case strings.HasPrefix(toolID, api.ScopeApprovalPrefix):
+		what = "scope approval"
+	case strings.HasPrefix(toolID, api.CallApprovalPrefix):
+		what = "edit approval"
+	}
+	return SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+		Detail: "No pending " + what + " found for runId=" + runID + ", toolId=" + toolID}
 }
 
 // ScopeSubmitter is implemented by executors that run protocol agents

@@ -138,6 +138,21 @@ type DocumentEdit struct {
 	Before     string // old Markdown, optional
 	After      string // new Markdown, optional
 	At         time.Time
+	// Splice is the change the edit made to the document's text, so that
+	// earlier revisions can be rebuilt from the current text; nil when not
+	// recorded (edits stored before splices were kept).
+	Splice *Splice
+	// RevertedTo is, for an edit of op "revert", the revision whose text it
+	// restored; nil for every other edit.
+	RevertedTo *int
+}
+
+// Splice is a change of a text: the bytes Old at byte offset At of the text
+// before became New. Applying it the other way round (New at At back to
+// Old) restores the text before.
+type Splice struct {
+	At       int
+	Old, New string
 }
 
 // TaskState is the persisted state of a cursor-agent task; Body is opaque JSON.

@@ -12,95 +12,137 @@ const (
 	// maxPrefixTerms bounds the keyword size for which the Russian
 	// prefix shortcut is cheaper than the cache.
 	maxPrefixTerms = 8
+	// maxMaskTerms is the number of terms a word's cached match mask holds;
+	// a keyword with more distinct words matches them uncached.
+	maxMaskTerms = 64
 )
 
 // Matcher tests texts for a keyword of one or more words. Build it with
 // NewMatcher; it is safe for concurrent use.
 type Matcher struct {
-	terms []string       // distinct stems of the keyword, in keyword order
-	pos   map[string]int // stem -> index into terms
-	cache sync.Map       // surface word (cloned) -> int index into terms, -1 if none
-	size  atomic.Int32
+	terms    []Term   // distinct terms of the keyword, in keyword order
+	prefixes []string // what every Cyrillic lower-case matching word starts with
+	cache    sync.Map // surface word (cloned) -> uint64 mask of the terms it matches
+	size     atomic.Int32
 }
 
-// NewMatcher compiles keyword: its words are tokenized, folded and
-// stemmed exactly like the texts it will be matched against.
+// NewMatcher compiles keyword: its words are analysed (QueryTerms) exactly
+// like the texts it will be matched against.
 func NewMatcher(keyword string) *Matcher {
-	m := &Matcher{pos: map[string]int{}}
-	for _, t := range Terms(keyword) {
-		if _, dup := m.pos[t]; !dup {
-			m.pos[t] = len(m.terms)
-			m.terms = append(m.terms, strings.Clone(t))
-		}
+	m := &Matcher{terms: QueryTerms(keyword)}
+	for _, t := range m.terms {
+		m.prefixes = append(m.prefixes, t.Prefixes()...)
 	}
 	return m
 }
 
-// Terms returns the distinct stems the keyword requires, in keyword
+// Terms returns the stems of the keyword's distinct terms, in keyword
 // order. The caller must not modify the slice.
-func (m *Matcher) Terms() []string { return m.terms }
+func (m *Matcher) Terms() []string {
+	out := make([]string, len(m.terms))
+	for i, t := range m.terms {
+		out[i] = t.Stem
+	}
+	return out
+}
 
 // Match reports whether every word of the keyword occurs in text, in any
-// order, compared by stem. A keyword without words matches nothing.
+// order, as a form of itself (Term.Matches: the same stem or a shared
+// name-paradigm key). A keyword without words matches nothing.
 func (m *Matcher) Match(text string) bool {
 	n := len(m.terms)
 	if n == 0 {
 		return false
 	}
-	var small [16]bool
-	found := small[:]
-	if n > len(small) {
-		found = make([]bool, n)
+	if n > maxMaskTerms {
+		return m.matchMany(text)
 	}
+	want := uint64(1)<<n - 1
+	if n == maxMaskTerms {
+		want = ^uint64(0)
+	}
+	var found uint64
 	for i := 0; ; {
 		start, end, ok := nextWord(text, i)
 		if !ok {
 			return false
 		}
 		i = end
-		if k := m.lookup(text[start:end]); k >= 0 && !found[k] {
-			found[k] = true
-			if n--; n == 0 {
-				return true
+		if found |= m.lookup(text[start:end]); found == want {
+			return true
+		}
+	}
+}
+
+// matchMany is Match for keywords of more than maxMaskTerms words.
+func (m *Matcher) matchMany(text string) bool {
+	found := make([]bool, len(m.terms))
+	left := len(m.terms)
+	for i := 0; ; {
+		start, end, ok := nextWord(text, i)
+		if !ok {
+			return false
+		}
+		i = end
+		w := text[start:end]
+		for k, t := range m.terms {
+			if !found[k] && t.Matches(w) {
+				found[k] = true
+				if left--; left == 0 {
+					return true
+				}
 			}
 		}
 	}
 }
 
-// index returns the index of stem in m.terms, or -1.
-func (m *Matcher) index(stem string) int {
-	if k, ok := m.pos[stem]; ok {
-		return k
+// MatchWord reports whether a surface word is a form of some word of the
+// keyword.
+func (m *Matcher) MatchWord(word string) bool {
+	if len(m.terms) > maxMaskTerms {
+		for _, t := range m.terms {
+			if t.Matches(word) {
+				return true
+			}
+		}
+		return false
 	}
-	return -1
+	return m.lookup(word) != 0
 }
 
-// lookup returns the index of the keyword term the word stems to, or
-// -1. Results are cached by surface form, up to maxMatcherCache words.
-func (m *Matcher) lookup(word string) int {
+// lookup returns the mask of the keyword terms the word matches. Results
+// are cached by surface form, up to maxMatcherCache words.
+func (m *Matcher) lookup(word string) uint64 {
 	if k, ok := m.cache.Load(word); ok {
-		return k.(int)
+		return k.(uint64)
 	}
 	norm := Fold(word)
 	script := DetectScript(norm)
-	k := -1
+	var mask uint64
 	// Russian Snowball only removes suffixes, so the stem of a Cyrillic
-	// word is a prefix of it (checked by the tests): skip the stemmer
-	// when no term can match.
-	if script != ScriptCyrillic || len(m.terms) > maxPrefixTerms || m.anyPrefix(norm) {
-		k = m.index(stemNorm(norm, script))
+	// word is a prefix of it (checked by the tests), and so is every key
+	// base of a word without a capital letter: skip the analysis when no
+	// term can match.
+	if script != ScriptCyrillic || len(m.terms) > maxPrefixTerms || capitalized(word) || m.anyPrefix(norm) {
+		stem, keys := stemNorm(norm, script), NameKeys(word)
+		for k, t := range m.terms {
+			if t.caseAllows(word, norm) && t.matchesAnalysed(stem, keys) {
+				mask |= 1 << k
+			}
+		}
 	}
 	if m.size.Load() < maxMatcherCache {
 		m.size.Add(1)
-		m.cache.Store(strings.Clone(word), k)
+		m.cache.Store(strings.Clone(word), mask)
 	}
-	return k
+	return mask
 }
 
-// anyPrefix reports whether some keyword term is a prefix of norm.
+// anyPrefix reports whether some term's stem or key base is a prefix of
+// norm.
 func (m *Matcher) anyPrefix(norm string) bool {
-	for _, t := range m.terms {
-		if strings.HasPrefix(norm, t) {
+	for _, p := range m.prefixes {
+		if strings.HasPrefix(norm, p) {
 			return true
 		}
 	}

@@ -17,8 +17,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
@@ -63,28 +61,22 @@ type Tool interface {
 // typed is a Tool whose parameters are the struct P.
 type typed[P any] struct {
 	name, desc string
-	schema     json.RawMessage
-	resolved   *jsonschema.Resolved
-	handler    func(context.Context, P) (Result, error)
+	*params
+	handler func(context.Context, P) (Result, error)
 }
 
 // New makes a typed tool: the JSON Schema comes from P's fields (json names;
 // `jsonschema:"..."` tags are the descriptions; omitempty fields are
-// optional), and arguments are validated against it before the handler runs.
+// optional; `default:"<JSON>"` and `enum:"a,b"` tags add a default and an
+// enum; every property has one JSON type, see schemaFor), and arguments
+// are validated against it, and absent ones given their defaults, before
+// the handler runs.
 func New[P any](name, description string, handler func(context.Context, P) (Result, error)) (Tool, error) {
-	s, err := jsonschema.For[P](nil)
+	p, err := paramsOf[P]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
 	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return &typed[P]{name: name, desc: strings.TrimSpace(description), schema: raw, resolved: resolved, handler: handler}, nil
+	return &typed[P]{name: name, desc: strings.TrimSpace(description), params: p, handler: handler}, nil
 }
 
 // Must is New that panics on a schema error (for package-level tool tables
@@ -101,29 +93,103 @@ func (t *typed[P]) Name() string                { return t.name }
 func (t *typed[P]) Description() string         { return t.desc }
 func (t *typed[P]) Parameters() json.RawMessage { return t.schema }
 
-// Call validates the arguments and runs the handler.
+// Call validates the arguments, fills in the defaults and runs the handler.
 func (t *typed[P]) Call(ctx context.Context, args json.RawMessage) (Result, error) {
-	if len(strings.TrimSpace(string(args))) == 0 {
-		args = json.RawMessage("{}")
-	}
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
-			t.name, err, t.schema), nil
-	}
-	if err := t.resolved.Validate(v); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s",
-			t.name, oneLine(err.Error()), t.schema), nil
-	}
-	var p P
-	if err := json.Unmarshal(args, &p); err != nil {
-		return Errorf("invalid_arguments", "Invalid arguments for %s: %v. The parameters are: %s", t.name, err, t.schema), nil
+	p, bad, err := t.decode(args)
+	switch {
+	case err != nil:
+		return Result{}, err
+	case bad != nil:
+		return *bad, nil
 	}
 	res, err := t.handler(ctx, p)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	return res, err
+}
+
+// decode turns the arguments into P. Arguments the schema refuses give an
+// invalid_arguments result; err is only for a schema that cannot work.
+func (t *typed[P]) decode(args json.RawMessage) (P, *Result, error) {
+	var p P
+	args, bad, err := t.check(args)
+	if bad != nil || err != nil {
+		return p, bad, err
+	}
+	if err := json.Unmarshal(args, &p); err != nil {
+		return p, t.invalid("%v", err), nil
+	}
+	return p, nil, nil
+}
+
+// check validates the arguments and fills in the defaults.
+func (t *typed[P]) check(args json.RawMessage) (json.RawMessage, *Result, error) {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		r := Errorf("invalid_arguments", "Invalid arguments for %s: not valid JSON (%v). Send a JSON object matching the parameters: %s",
+			t.name, err, t.schema)
+		return nil, &r, nil
+	}
+	coerced := t.numbersAsStrings(v, args)
+	if err := t.resolved.Validate(v); err != nil {
+		return nil, t.invalid("%s", oneLine(err.Error())), nil
+	}
+	if !t.defaults && !coerced {
+		return args, nil, nil
+	}
+	if t.defaults {
+		if err := t.resolved.ApplyDefaults(&v); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: defaults: %w", t.name, err)
+		}
+	}
+	out, err := json.Marshal(v)
+	return out, nil, err
+}
+
+// numbersAsStrings turns a number given for a string parameter into its
+// text, as written: a model (or a client's form) that sends a pointer's
+// bare ID as a number, `"pointer": 24`, means "24". It reports whether it
+// changed anything.
+func (t *typed[P]) numbersAsStrings(v any, args json.RawMessage) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	var raw map[string]json.RawMessage
+	changed := false
+	for _, name := range t.stringProps {
+		if _, num := m[name].(float64); !num {
+			continue
+		}
+		if raw == nil && json.Unmarshal(args, &raw) != nil {
+			return changed
+		}
+		m[name], changed = strings.TrimSpace(string(raw[name])), true
+	}
+	return changed
+}
+
+func (t *typed[P]) invalid(format string, a ...any) *Result {
+	r := Errorf("invalid_arguments", "Invalid arguments for %s: %s. The parameters are: %s", t.name, fmt.Sprintf(format, a...), t.schema)
+	return &r
+}
+
+// Check validates args against a tool's schema and fills in the defaults
+// without running the tool: it returns the arguments the handler would
+// get, or the invalid_arguments result Call would return (bad). Hosts that
+// must look at the arguments before the call (an edit shown for approval
+// first) use it. Tools not made by New pass the arguments through.
+func Check(t Tool, args json.RawMessage) (normalized json.RawMessage, bad *Result, err error) {
+	if c, ok := t.(interface {
+		check(json.RawMessage) (json.RawMessage, *Result, error)
+	}); ok {
+		return c.check(args)
+	}
+	return args, nil, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -42,7 +42,7 @@ func TestTypedTool(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Result{Text: "read 1.p2"}, res)
 
-	for _, args := range []string{`{"before":1}`, `{"pointer":3}`, `{"pointer":"x","extra":1}`, `not json`, `[]`} {
+	for _, args := range []string{`{"before":1}`, `{"pointer":[3]}`, `{"pointer":"x","extra":1}`, `not json`, `[]`} {
 		res, err := tl.Call(ctx, json.RawMessage(args))
 		require.NoError(t, err, "invalid arguments are a result, not an error")
 		require.True(t, res.IsError, args)

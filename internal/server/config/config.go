@@ -43,6 +43,12 @@ const (
 	DefaultMaxPromptChars      = 8000
 	DefaultDocumentMaxBytes    = 8 << 20
 	DefaultChatTokenTTLSeconds = 86400
+	DefaultReadHeaderTimeoutMs = 5000
+	DefaultReadTimeoutMs       = 20000
+	DefaultIdleTimeoutMs       = 30000
+	DefaultStallTimeoutMs      = 30000
+	DefaultAdminScope          = "aite:admin"
+	DefaultJWKSMaxStaleSeconds = 3600
 	// DefaultLeaseMs is cluster.leaseMs: how long the runs of a node that
 	// stopped renewing its lease stay its own (PostgreSQL store).
 	DefaultLeaseMs = 15000
@@ -80,6 +86,12 @@ type Config struct {
 // ServerConfig is server.*.
 type ServerConfig struct {
 	Addr string `json:"addr"` // server.addr: host:port to listen on
+	// AllowedHosts are the Host names answered besides the loopback ones
+	// ("*": any); with auth on and none, any host is answered.
+	AllowedHosts        StringList `json:"allowedHosts"`
+	ReadHeaderTimeoutMs int        `json:"readHeaderTimeoutMs"` // a request's headers must arrive within
+	ReadTimeoutMs       int        `json:"readTimeoutMs"`       // a whole request (headers and body) must arrive within
+	IdleTimeoutMs       int        `json:"idleTimeoutMs"`       // a kept-alive connection may wait for its next request
 }
 
 // StorageConfig is storage.*.
@@ -139,6 +151,9 @@ type AgentsConfig struct {
 type SSEConfig struct {
 	HeartbeatMs int  `json:"heartbeatMs"` // sse.heartbeatMs
 	DoneMarker  bool `json:"doneMarker"`  // sse.doneMarker
+	// StallTimeoutMs: a client that takes no event for this long is given
+	// up (the write deadline of one SSE frame).
+	StallTimeoutMs int `json:"stallTimeoutMs"`
 }
 
 // ToolsConfig is tools.*.
@@ -154,6 +169,9 @@ type MemoryConfig struct {
 // SkillsConfig is skills.*.
 type SkillsConfig struct {
 	MaxPromptChars int `json:"maxPromptChars"` // skills.maxPromptChars
+	// AllowInlineCode lets skills that declare inlineCode run code sent in
+	// _skill_run_script_'s pythonCode (default false: only shipped scripts).
+	AllowInlineCode bool `json:"allowInlineCode"`
 }
 
 // DocumentsConfig is documents.*.
@@ -168,6 +186,12 @@ type AuthConfig struct {
 	JWKSURI          string `json:"jwksUri"`
 	Issuer           string `json:"issuer"`
 	JWKSCacheSeconds int    `json:"jwksCacheSeconds"`
+	// AdminScope is the token scope (scope/scp claim) that sees every
+	// user's chats, runs and documents.
+	AdminScope string `json:"adminScope"`
+	// JWKSMaxStaleSeconds: when the JWKS cannot be fetched, the keys last
+	// fetched are used this much longer than jwksCacheSeconds.
+	JWKSMaxStaleSeconds int `json:"jwksMaxStaleSeconds"`
 }
 
 // ChatImageTokenConfig is chatImageToken.* (§ 8.2).
@@ -183,17 +207,22 @@ type ChatImageTokenConfig struct {
 // CORSConfig is cors.*.
 type CORSConfig struct {
 	Enabled bool `json:"enabled"`
+	// AllowedOrigins are the origins ("https://app.example") CORS allows and
+	// cross-origin protection trusts; with CORS on and none, any origin.
+	AllowedOrigins StringList `json:"allowedOrigins"`
 }
 
 // Default returns the built-in defaults. Paths are empty: Load derives
 // them from Data.
 func Default() Config {
 	return Config{
-		Data:           DefaultData,
-		Server:         ServerConfig{Addr: DefaultAddr},
+		Data: DefaultData,
+		Server: ServerConfig{Addr: DefaultAddr, ReadHeaderTimeoutMs: DefaultReadHeaderTimeoutMs,
+			ReadTimeoutMs: DefaultReadTimeoutMs, IdleTimeoutMs: DefaultIdleTimeoutMs},
 		Storage:        StorageConfig{EventFlushMs: DefaultEventFlushMs},
 		Agents:         AgentsConfig{Default: DefaultAgent},
-		SSE:            SSEConfig{HeartbeatMs: DefaultHeartbeatMs},
+		SSE:            SSEConfig{HeartbeatMs: DefaultHeartbeatMs, StallTimeoutMs: DefaultStallTimeoutMs},
+		Auth:           AuthConfig{AdminScope: DefaultAdminScope, JWKSMaxStaleSeconds: DefaultJWKSMaxStaleSeconds},
 		Tools:          ToolsConfig{FrontendSubmitTimeoutMs: DefaultFrontendTimeoutMs},
 		Memory:         MemoryConfig{K: DefaultMemoryK},
 		Skills:         SkillsConfig{MaxPromptChars: DefaultMaxPromptChars},
@@ -321,7 +350,7 @@ func absUnder(dir, p string) string {
 func (c Config) AuthConfig() auth.Config {
 	a := c.Auth
 	return auth.Config{Enabled: a.Enabled, PublicKeyPEM: a.PublicKeyPEM, JWKSURI: a.JWKSURI, Issuer: a.Issuer,
-		JWKSCacheSeconds: a.JWKSCacheSeconds}
+		JWKSCacheSeconds: a.JWKSCacheSeconds, AdminScope: a.AdminScope, JWKSMaxStaleSeconds: a.JWKSMaxStaleSeconds}
 }
 
 // ChatTokenIssuer returns the chat image token issuer of chatImageToken.*
@@ -330,6 +359,16 @@ func (c Config) ChatTokenIssuer(clock func() time.Time) *auth.Issuer {
 	t := c.ChatImageToken
 	return &auth.Issuer{Secret: t.Secret, PreviousSecrets: []string(t.PreviousSecrets),
 		TTL: time.Duration(t.TTLSeconds) * time.Second, Clock: clock}
+}
+
+// Stall returns sse.stallTimeoutMs as a duration.
+func (c Config) Stall() time.Duration { return ms(c.SSE.StallTimeoutMs) }
+
+// HTTPTimeouts returns server.readHeaderTimeoutMs, server.readTimeoutMs and
+// server.idleTimeoutMs as durations.
+func (c Config) HTTPTimeouts() (readHeader, read, idle time.Duration) {
+	s := c.Server
+	return ms(s.ReadHeaderTimeoutMs), ms(s.ReadTimeoutMs), ms(s.IdleTimeoutMs)
 }
 
 // Heartbeat returns sse.heartbeatMs as a duration.

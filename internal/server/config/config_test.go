@@ -184,6 +184,9 @@ func TestBadValues(t *testing.T) {
 		{"negative ms in file", `{"sse": {"heartbeatMs": -5}}`, nil, nil, []string{"aite.json", "sse.heartbeatMs", "at least 1"}},
 		{"negative ms in env", "", env{"AITE_EVENT_FLUSH_MS": "-1"}, nil, []string{"environment AITE_EVENT_FLUSH_MS", "storage.eventFlushMs"}},
 		{"memory.k 0", `{"memory": {"k": 0}}`, nil, nil, []string{"memory.k", "at least 1 (got 0)"}},
+		{"read timeout 0", `{"server": {"readTimeoutMs": 0}}`, nil, nil, []string{"server.readTimeoutMs", "at least 1"}},
+		{"stall 0", "", env{"AITE_SSE_STALL_TIMEOUT_MS": "0"}, nil, []string{"sse.stallTimeoutMs", "at least 1"}},
+		{"bad origin", `{"cors": {"allowedOrigins": ["app.example"]}}`, nil, nil, []string{"cors.allowedOrigins", "not an origin"}},
 		{"memory.k 0 by flag", "", nil, map[string]string{"memory.k": "0"}, []string{"command line", "memory.k"}},
 		{"frontend timeout 0", "", env{"AITE_FRONTEND_SUBMIT_TIMEOUT_MS": "0"}, nil, []string{"tools.frontendSubmitTimeoutMs"}},
 		{"maxBytes 0", `{"documents": {"maxBytes": 0}}`, nil, nil, []string{"documents.maxBytes"}},
@@ -304,4 +307,29 @@ func TestCluster(t *testing.T) {
 	_, _, err = load(t, "", env{"AITE_LEASE_MS": "999"}, nil)
 	require.ErrorContains(t, err, "cluster.leaseMs")
 	require.ErrorContains(t, err, "at least 1000")
+}
+
+// The hardening keys of issue 14: defaults and every source.
+func TestSecurityKeys(t *testing.T) {
+	wd := t.TempDir()
+	c, err := Load(Options{WorkDir: wd, Env: env{}.get})
+	require.NoError(t, err)
+	readHeader, read, idle := c.HTTPTimeouts()
+	require.Equal(t, []time.Duration{5 * time.Second, 20 * time.Second, 30 * time.Second}, []time.Duration{readHeader, read, idle})
+	require.Equal(t, 30*time.Second, c.Stall())
+	require.Empty(t, c.Server.AllowedHosts)
+	require.False(t, c.Skills.AllowInlineCode)
+	require.Equal(t, "aite:admin", c.AuthConfig().AdminScope)
+	require.Equal(t, 3600, c.AuthConfig().JWKSMaxStaleSeconds)
+
+	file := filepath.Join(wd, "aite.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"server": {"allowedHosts": ["books.example", "10.0.0.5"]},
+		"cors": {"enabled": true, "allowedOrigins": "https://app.example, http://localhost:5173"},
+		"skills": {"allowInlineCode": true}}`), 0o644))
+	c, err = Load(Options{WorkDir: wd, Env: env{"AITE_AUTH_ADMIN_SCOPE": "books:admin"}.get})
+	require.NoError(t, err)
+	require.Equal(t, StringList{"books.example", "10.0.0.5"}, c.Server.AllowedHosts)
+	require.Equal(t, StringList{"https://app.example", "http://localhost:5173"}, c.CORS.AllowedOrigins)
+	require.True(t, c.Skills.AllowInlineCode)
+	require.Equal(t, "books:admin", c.Auth.AdminScope)
 }

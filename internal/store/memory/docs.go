@@ -138,6 +138,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
+	e = cloneEdit(e)
 	d = store.Edited(d, c, e)
 	s.docs[docID] = d
 	s.edits[docID] = append(s.edits[docID], e)
@@ -155,7 +156,7 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	out := []store.DocumentEdit{}
 	for _, e := range s.edits[docID] {
 		if e.Revision > afterRevision {
-			out = append(out, e)
+			out = append(out, cloneEdit(e))
 		}
 	}
 	return out, nil
@@ -188,4 +189,18 @@ func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error
 	}
 	t.Body = clone(t.Body)
 	return t, nil
+}
+
+// cloneEdit copies the pointed-to parts of an edit, so callers never share
+// them with the store.
+func cloneEdit(e store.DocumentEdit) store.DocumentEdit {
+	if e.Splice != nil {
+		sp := *e.Splice
+		e.Splice = &sp
+	}
+	if e.RevertedTo != nil {
+		r := *e.RevertedTo
+		e.RevertedTo = &r
+	}
+	return e
 }

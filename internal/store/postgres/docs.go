@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	docmodel "github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/store"
 )
 
@@ -76,7 +77,7 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 	d.SizeBytes, d.CreatedAt, d.UpdatedAt = len(d.Markdown), store.StoredTime(d.CreatedAt), store.StoredTime(d.UpdatedAt)
 	tag, err := s.pool.Exec(ctx, `INSERT INTO documents (`+documentColumns+`)
 		VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (document_id) DO NOTHING`,
-		d.ID, []byte(d.Name), []byte(d.Markdown), d.ItemCount, store.EncodeItemIDs(d.ItemIDs), d.NextItemID, d.SizeBytes,
+		d.ID, []byte(d.Name), []byte(d.Markdown), d.ItemCount, docmodel.FormatIDRuns(d.ItemIDs), d.NextItemID, d.SizeBytes,
 		millis(d.CreatedAt), millis(d.UpdatedAt), d.Owner)
 	switch {
 	case err != nil:
@@ -139,8 +140,10 @@ func scanDocument(row pgx.Row) (store.Document, error) {
 	}
 	d.Name, d.Markdown = string(name), string(markdown)
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
-	if err := store.DecodeDocumentItemIDs(&d, ids); err != nil {
-		return store.Document{}, err
+	if d.NextItemID > 0 {
+		if d.ItemIDs, err = docmodel.ParseIDRuns(ids, d.ItemCount); err != nil {
+			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
+		}
 	}
 	return d, nil
 }
@@ -162,13 +165,20 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		at := millis(e.At)
 		_, err = tx.Exec(ctx, `UPDATE documents SET markdown = $2, revision = $3, item_count = $4, item_ids = $5,
 			next_item_id = $6, size_bytes = $7, updated_at = $8 WHERE document_id = $1`,
-			docID, []byte(c.Markdown), e.Revision, c.ItemCount, store.EncodeItemIDs(c.ItemIDs), c.NextItemID, len(c.Markdown), at)
+			docID, []byte(c.Markdown), e.Revision, c.ItemCount, docmodel.FormatIDRuns(c.ItemIDs), c.NextItemID, len(c.Markdown), at)
 		if err != nil {
 			return failed(ctx, err, "updating document %q", docID)
 		}
+		var spAt *int
+		var spOld, spNew []byte // nil: NULL, not recorded
+		if sp := e.Splice; sp != nil {
+			spAt, spOld, spNew = &sp.At, append([]byte{}, sp.Old...), append([]byte{}, sp.New...)
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, []byte(e.Before), []byte(e.After), at)
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, []byte(e.Before), []byte(e.After), at,
+			spAt, spOld, spNew, e.RevertedTo)
 		if err != nil {
 			return failed(ctx, err, "journaling the edit of document %q", docID)
 		}
@@ -186,14 +196,20 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	if err := s.need(ctx, `SELECT 1 FROM documents WHERE document_id = $1`, "document", docID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at
-		FROM document_edits WHERE document_id = $1 AND revision > $2 ORDER BY revision`, docID, afterRevision)
+	rows, err := s.pool.Query(ctx, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+		splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = $1 AND revision > $2
+		ORDER BY revision`, docID, afterRevision)
 	out, err := collect(rows, err, func(r pgx.Rows) (store.DocumentEdit, error) {
 		var e store.DocumentEdit
-		var before, after []byte
+		var before, after, spOld, spNew []byte
 		var at int64
-		err := r.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer, &before, &after, &at)
+		var spAt *int
+		err := r.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer, &before, &after, &at,
+			&spAt, &spOld, &spNew, &e.RevertedTo)
 		e.Before, e.After, e.At = string(before), string(after), fromMillis(at)
+		if spAt != nil {
+			e.Splice = &store.Splice{At: *spAt, Old: string(spOld), New: string(spNew)}
+		}
 		return e, err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	docmodel "github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/store"
 )
 
@@ -75,7 +76,7 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, item_ids,
 			next_item_id, size_bytes, created_at, updated_at, owner) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-			d.ID, d.Name, d.Markdown, d.ItemCount, store.EncodeItemIDs(d.ItemIDs), d.NextItemID, d.SizeBytes,
+			d.ID, d.Name, d.Markdown, d.ItemCount, docmodel.FormatIDRuns(d.ItemIDs), d.NextItemID, d.SizeBytes,
 			millis(d.CreatedAt), millis(d.UpdatedAt), d.Owner)
 		if err != nil {
 			return fmt.Errorf("sqlite: creating document %q: %w", d.ID, err)
@@ -128,8 +129,10 @@ func scanDocument(sc scanner) (store.Document, error) {
 		return store.Document{}, err
 	}
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
-	if err := store.DecodeDocumentItemIDs(&d, ids); err != nil {
-		return store.Document{}, err
+	if d.NextItemID > 0 {
+		if d.ItemIDs, err = docmodel.ParseIDRuns(ids, d.ItemCount); err != nil {
+			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
+		}
 	}
 	return d, nil
 }
@@ -148,13 +151,21 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		at := millis(e.At)
 		_, err = tx.ExecContext(ctx, `UPDATE documents SET markdown = ?, revision = ?, item_count = ?, item_ids = ?,
 			next_item_id = ?, size_bytes = ?, updated_at = ? WHERE document_id = ?`,
-			c.Markdown, e.Revision, c.ItemCount, store.EncodeItemIDs(c.ItemIDs), c.NextItemID, len(c.Markdown), at, docID)
+			c.Markdown, e.Revision, c.ItemCount, docmodel.FormatIDRuns(c.ItemIDs), c.NextItemID, len(c.Markdown), at, docID)
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}
+		var spAt, spOld, spNew, reverted any // NULL: not recorded
+		if sp := e.Splice; sp != nil {
+			spAt, spOld, spNew = sp.At, sp.Old, sp.New
+		}
+		if e.RevertedTo != nil {
+			reverted = *e.RevertedTo
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at)
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at, spAt, spOld, spNew, reverted)
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
@@ -178,12 +189,21 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 		out, err = queryAll(ctx, tx, func(sc scanner) (store.DocumentEdit, error) {
 			var e store.DocumentEdit
 			var at int64
+			var spAt, reverted sql.NullInt64
+			var spOld, spNew sql.NullString
 			err := sc.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer,
-				&e.Before, &e.After, &at)
+				&e.Before, &e.After, &at, &spAt, &spOld, &spNew, &reverted)
 			e.At = fromMillis(at)
+			if spAt.Valid {
+				e.Splice = &store.Splice{At: int(spAt.Int64), Old: spOld.String, New: spNew.String}
+			}
+			if reverted.Valid {
+				r := int(reverted.Int64)
+				e.RevertedTo = &r
+			}
 			return e, err
-		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at
-			FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
+		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+			splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
 		return err
 	})
 	return out, err

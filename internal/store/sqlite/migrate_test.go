@@ -22,7 +22,7 @@ func TestEmbeddedMigrations(t *testing.T) {
 		require.Equal(t, i+1, m.Version)
 		names = append(names, m.Name)
 	}
-	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "owners"}, names)
+	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners"}, names)
 }
 
 // appliedVersions reads schema_migrations.
@@ -65,7 +65,7 @@ func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
 	chat, err := s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, "from v1", chat.Name, "the upgrade kept the data")
@@ -81,7 +81,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	for range 3 {
 		s, err := Open(path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5}, appliedVersions(t, s))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
 		var applied []int64
 		rows, err := s.r.QueryContext(bg, `SELECT applied_at FROM schema_migrations ORDER BY version`)
 		require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
 	d, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, "# A\n\nB.\n", d.Markdown, "the upgrade kept the document")
@@ -161,4 +161,23 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 3, 2}, d.ItemIDs)
 	require.Equal(t, 4, d.NextItemID)
+}
+
+func TestMigrateKeepsOldEditsWithoutSplice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	old := openAt(t, path, 4)
+	_, err := old.w.ExecContext(bg, `INSERT INTO documents (document_id, name, markdown, revision, item_count, size_bytes,
+		created_at, updated_at) VALUES ('d1', 'old', 'B.', 1, 1, 2, 0, 0)`)
+	require.NoError(t, err)
+	_, err = old.w.ExecContext(bg, `INSERT INTO document_edits (document_id, revision, op, at) VALUES ('d1', 1, 'replace', 0)`)
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	require.Len(t, edits, 1)
+	require.Nil(t, edits[0].Splice, "an edit from before the upgrade has no recorded splice")
 }

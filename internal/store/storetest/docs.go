@@ -128,6 +128,9 @@ func testDocumentEdits(t *testing.T, s store.Store) {
 	md2 := md1 + "\nMore.\n"
 	del := edit(2, "insert_after")
 	del.DocumentID = "d1"
+	del.Splice = &store.Splice{At: len(md1), Old: "", New: "\nMore.\n"} // recorded; edit 1 has none
+	zero := 0
+	del.RevertedTo = &zero // only set on reverts, but any edit round-trips it
 	_, err = s.ApplyDocumentEdit(bg, "d1", text(md2, 3), del)
 	require.NoError(t, err)
 

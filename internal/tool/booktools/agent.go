@@ -14,33 +14,44 @@ import (
 //go:embed run_cursor_agent.md
 var runCursorAgentDoc string
 
+// ToolRunCursorAgent is the name of the cursor agent tool.
+const ToolRunCursorAgent = "cursor_agent-run_cursor_agent"
+
+// Unlocked reports whether a book tool may run without its document's
+// lock: it never edits and may run for minutes (the cursor agent calls a
+// model for every batch). Each of its session calls is still serialised by
+// the editor session's own lock.
+func Unlocked(name string) bool { return name == ToolRunCursorAgent }
+
 type agentParams struct {
 	CursorName        string `json:"cursorName" jsonschema:"the cursor to walk (created before)"`
 	TaskDescription   string `json:"taskDescription" jsonschema:"what counts as a match, in words"`
-	Mode              string `json:"mode,omitempty" jsonschema:"FirstMatch (default), Nth, Last, CollectToTargetSet or AggregateSummary"`
+	Mode              string `json:"mode,omitempty" default:"\"FirstMatch\"" enum:"FirstMatch,Nth,Last,CollectToTargetSet,AggregateSummary" jsonschema:"what to find"`
 	N                 int    `json:"n,omitempty" jsonschema:"the ordinal for mode Nth (1-based)"`
-	StartAfterPointer string `json:"startAfterPointer,omitempty" jsonschema:"start after this item"`
+	StartAfterPointer string `json:"startAfterPointer,omitempty" jsonschema:"start after this item (default: the cursor's start)"`
 	Context           string `json:"context,omitempty" jsonschema:"background the reader should know"`
-	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches"`
+	MaxEvidenceCount  int    `json:"maxEvidenceCount,omitempty" jsonschema:"stop collecting after this many matches (default 20)"`
 }
 
 // agentResult is what the model reads: the result with short evidence and
 // without run-specific identifiers (so a recorded conversation replays).
 type agentResult struct {
-	Success          bool              `json:"success"`
-	Summary          string            `json:"summary"`
-	Pointer          string            `json:"pointer,omitempty"`
-	Excerpt          string            `json:"excerpt,omitempty"`
-	WhyThis          string            `json:"whyThis,omitempty"`
-	Evidence         []evidenceView    `json:"evidence"`
-	EvidenceCount    int               `json:"evidenceCount"`
-	TargetSet        string            `json:"targetSet,omitempty"`
-	NextAfterPointer string            `json:"nextAfterPointer,omitempty"`
-	CursorComplete   bool              `json:"cursorComplete"`
-	StepsUsed        int               `json:"stepsUsed"`
-	StoppedBy        string            `json:"stoppedBy"`
-	Usage            cursoragent.Usage `json:"usage"`
-	Skipped          []string          `json:"skippedBatches,omitempty"`
+	Success          bool                `json:"success"`
+	Summary          string              `json:"summary"`
+	Pointer          string              `json:"pointer,omitempty"`
+	Excerpt          string              `json:"excerpt,omitempty"`
+	WhyThis          string              `json:"whyThis,omitempty"`
+	Evidence         []evidenceView      `json:"evidence"`
+	EvidenceCount    int                 `json:"evidenceCount"`
+	TargetSet        string              `json:"targetSet,omitempty"`
+	NextAfterPointer string              `json:"nextAfterPointer,omitempty"`
+	CursorComplete   bool                `json:"cursorComplete"`
+	StepsUsed        int                 `json:"stepsUsed"`
+	StoppedBy        string              `json:"stoppedBy"`
+	Usage            cursoragent.Usage   `json:"usage"`
+	Skipped          []string            `json:"skippedBatches,omitempty"`
+	Incomplete       bool                `json:"incomplete,omitempty"`
+	Unjudged         []cursoragent.Range `json:"unjudgedRanges,omitempty"`
 }
 
 type evidenceView struct {
@@ -50,7 +61,7 @@ type evidenceView struct {
 }
 
 func runCursorAgent(env Env) tool.Tool {
-	return tool.Must("cursor_agent-run_cursor_agent", runCursorAgentDoc, func(ctx context.Context, p agentParams) (tool.Result, error) {
+	return tool.Must(ToolRunCursorAgent, runCursorAgentDoc, func(ctx context.Context, p agentParams) (tool.Result, error) {
 		if env.Agent == nil {
 			return tool.Errorf("tool_failed", "the cursor agent has no model configured; read the cursor with cursor-read_cursor_batch instead"), nil
 		}
@@ -67,12 +78,9 @@ func runCursorAgent(env Env) tool.Tool {
 			spec.StartAfter = p.StartAfterPointer
 		}
 		mode := cursoragent.Mode(p.Mode)
-		if mode == "" {
-			mode = cursoragent.FirstMatch
-		}
 		a := *env.Agent
 		a.OnProgress = func(pr cursoragent.Progress) {
-			tool.Report(ctx, tool.Progress{Tool: "cursor_agent-run_cursor_agent", Kind: "cursor_agent",
+			tool.Report(ctx, tool.Progress{Tool: ToolRunCursorAgent, Kind: "cursor_agent",
 				Message: fmt.Sprintf("cursor %s: batch %d of ~%d (%s … %s), %d matches so far",
 					p.CursorName, pr.Batch, pr.Estimated, pr.First, pr.Last, pr.Evidence),
 				Data: pr})
@@ -93,7 +101,7 @@ func view(r cursoragent.Result) agentResult {
 	out := agentResult{Success: r.Success, Summary: r.Summary, Pointer: r.Pointer, Excerpt: r.Excerpt, WhyThis: r.WhyThis,
 		EvidenceCount: r.EvidenceCount, TargetSet: r.TargetSet, NextAfterPointer: r.NextAfterPointer,
 		CursorComplete: r.CursorComplete, StepsUsed: r.StepsUsed, StoppedBy: r.StoppedBy, Usage: r.Usage, Skipped: r.Skipped,
-		Evidence: make([]evidenceView, len(r.Evidence))}
+		Incomplete: r.Incomplete, Unjudged: r.Unjudged, Evidence: make([]evidenceView, len(r.Evidence))}
 	for i, e := range r.Evidence {
 		out.Evidence[i] = evidenceView{Pointer: e.Pointer.String(), Kind: string(e.Kind), Excerpt: cursor.Excerpt(e.Markdown, 300)}
 	}

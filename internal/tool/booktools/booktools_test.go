@@ -42,7 +42,42 @@ func TestEveryToolHasADescriptionAndSchema(t *testing.T) {
 		require.NoError(t, json.Unmarshal(tl.Parameters(), &s), tl.Name())
 		require.Equal(t, "object", s["type"], tl.Name())
 		require.Regexp(t, `^[a-z_]+-[a-z_]+$`, tl.Name())
+		props, _ := s["properties"].(map[string]any)
+		for name, p := range props {
+			typ, single := p.(map[string]any)["type"].(string)
+			require.True(t, single, "%s.%s: one JSON type per property, got %v", tl.Name(), name, p.(map[string]any)["type"])
+			require.NotEqual(t, "null", typ)
+		}
 	}
+}
+
+// TestDocumentedDefaults: an optional parameter the descriptions call
+// defaulted has that default in its schema and gets it when left out.
+func TestDocumentedDefaults(t *testing.T) {
+	r := Registry(env(t))
+	defaults := map[string]map[string]any{
+		"cursor-create_keyword_cursor":   {"includeHeadings": true},
+		"cursor-create_full_scan_cursor": {"includeHeadings": true},
+		"cursor-create_filtered_cursor":  {"includeHeadings": true},
+		"editor-read":                    {"before": 0.0, "after": 0.0},
+		"search-find":                    {"mode": "ranked"},
+		"cursor_agent-run_cursor_agent":  {"mode": "FirstMatch"},
+	}
+	for name, want := range defaults {
+		tl, ok := r.Get(name)
+		require.True(t, ok, name)
+		var s struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(tl.Parameters(), &s))
+		for prop, def := range want {
+			require.Equal(t, def, s.Properties[prop]["default"], "%s.%s", name, prop)
+		}
+	}
+	_, v := call(t, r, "cursor-create_keyword_cursor", `{"keywords":["Звёздочкин"]}`)
+	res, batch := call(t, r, "cursor-read_cursor_batch", `{"cursorName":"`+v["cursorName"].(string)+`"}`)
+	require.False(t, res.IsError, res.Text)
+	require.Equal(t, "Heading", batch["items"].([]any)[0].(map[string]any)["kind"], "includeHeadings defaults to true")
 }
 
 func TestCursorTools(t *testing.T) {
@@ -105,4 +140,43 @@ func TestShowUserMessageReports(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, "user_message", got[0].Kind)
+}
+
+func TestPreviewChangesNothing(t *testing.T) {
+	e := env(t)
+	before, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	for _, name := range []string{"editor-replace_text", "editor-insert_before", "editor-insert_after", "editor-delete"} {
+		require.True(t, IsEdit(name), name)
+		res, err := Preview(e, name, json.RawMessage(`{"pointer":"1.p1","markdown":"Новый абзац."}`))
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %s", name, res.Text)
+		var p map[string]string
+		require.NoError(t, json.Unmarshal([]byte(res.Text), &p))
+		require.Equal(t, "2:1.p1", p["pointer"], name)
+		require.NotEmpty(t, p["op"], name)
+		if name == "editor-replace_text" {
+			require.Contains(t, p["oldMarkdown"], "Верхние Ключи")
+			require.Equal(t, "Новый абзац.", p["newMarkdown"])
+		}
+	}
+	after, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+
+	require.False(t, IsEdit("editor-read"))
+	for args, code := range map[string]string{`{"pointer":"1.1"}`: "refused", `{"pointer":"9.9.p99","markdown":"x"}`: "not_found",
+		`{"markdown":"x"}`: "invalid_arguments", `not json`: "invalid_arguments"} {
+		name := "editor-replace_text"
+		if code == "refused" {
+			name = "editor-delete"
+		}
+		res, err := Preview(e, name, json.RawMessage(args))
+		require.NoError(t, err)
+		require.True(t, res.IsError, args)
+		require.Equal(t, code, res.Code, args)
+	}
+	res, err := Preview(e, "editor-read", json.RawMessage(`{"pointer":"1.p1"}`))
+	require.NoError(t, err)
+	require.True(t, res.IsError)
 }

@@ -23,11 +23,11 @@ var (
 
 type keywordParams struct {
 	Keywords        []string `json:"keywords" jsonschema:"one or more keywords; the words of one keyword must all occur in an item"`
-	IncludeHeadings *bool    `json:"includeHeadings,omitempty" jsonschema:"include headings (default true)"`
+	IncludeHeadings bool     `json:"includeHeadings,omitempty" default:"true" jsonschema:"include headings"`
 }
 
 type fullScanParams struct {
-	IncludeHeadings *bool `json:"includeHeadings,omitempty" jsonschema:"include headings (default true)"`
+	IncludeHeadings bool `json:"includeHeadings,omitempty" default:"true" jsonschema:"include headings"`
 }
 
 type filteredParams struct {
@@ -36,17 +36,15 @@ type filteredParams struct {
 	Keywords          []string `json:"keywords,omitempty" jsonschema:"keywords, as in the keyword cursor"`
 	Regex             string   `json:"regex,omitempty" jsonschema:"RE2 regular expression on the item's plain text"`
 	Within            string   `json:"within,omitempty" jsonschema:"a heading pointer: only its section"`
-	MaxElements       int      `json:"maxElements,omitempty" jsonschema:"items per batch, 1..200"`
-	MaxBytes          int      `json:"maxBytes,omitempty" jsonschema:"bytes per batch, 1..65536"`
-	StartAfterPointer string   `json:"startAfterPointer,omitempty" jsonschema:"start after this item"`
-	IncludeHeadings   *bool    `json:"includeHeadings,omitempty" jsonschema:"include headings (default true)"`
+	MaxElements       int      `json:"maxElements,omitempty" jsonschema:"items per batch, 1..200 (default 20)"`
+	MaxBytes          int      `json:"maxBytes,omitempty" jsonschema:"bytes of Markdown per batch, 1..65536 (default 12000)"`
+	StartAfterPointer string   `json:"startAfterPointer,omitempty" jsonschema:"start after this item (default: at the start)"`
+	IncludeHeadings   bool     `json:"includeHeadings,omitempty" default:"true" jsonschema:"include headings"`
 }
 
 type batchParams struct {
 	CursorName string `json:"cursorName" jsonschema:"the name returned when the cursor was created"`
 }
-
-func headings(b *bool) bool { return b == nil || *b }
 
 func created(env Env, spec cursor.Spec) (tool.Result, error) {
 	info, err := env.Session.CreateCursor(env.Book, spec)
@@ -66,7 +64,7 @@ func cursorFailure(err error) (tool.Result, error) {
 func keywordCursor(env Env) tool.Tool {
 	return tool.Must("cursor-create_keyword_cursor", keywordCursorDoc, func(_ context.Context, p keywordParams) (tool.Result, error) {
 		spec := cursor.NewSpec(cursor.Keyword)
-		spec.Keywords, spec.IncludeHeadings = p.Keywords, headings(p.IncludeHeadings)
+		spec.Keywords, spec.IncludeHeadings = p.Keywords, p.IncludeHeadings
 		return created(env, spec)
 	})
 }
@@ -74,7 +72,7 @@ func keywordCursor(env Env) tool.Tool {
 func fullScanCursor(env Env) tool.Tool {
 	return tool.Must("cursor-create_full_scan_cursor", fullScanCursorDoc, func(_ context.Context, p fullScanParams) (tool.Result, error) {
 		spec := cursor.NewSpec(cursor.FullScan)
-		spec.IncludeHeadings = headings(p.IncludeHeadings)
+		spec.IncludeHeadings = p.IncludeHeadings
 		return created(env, spec)
 	})
 }
@@ -84,7 +82,7 @@ func filteredCursor(env Env) tool.Tool {
 		spec := cursor.NewSpec(cursor.Filtered)
 		spec.Description, spec.Keywords, spec.Regex, spec.Within = p.FilterDescription, p.Keywords, p.Regex, p.Within
 		spec.MaxElements, spec.MaxBytes, spec.StartAfter = p.MaxElements, p.MaxBytes, p.StartAfterPointer
-		spec.IncludeHeadings = headings(p.IncludeHeadings)
+		spec.IncludeHeadings = p.IncludeHeadings
 		for _, k := range p.Kinds {
 			kind, found := document.ParseKind(k)
 			if !found {

@@ -3,6 +3,8 @@ package booktools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -27,10 +29,32 @@ var (
 	showMessageDoc string
 )
 
+// The names of the edit tools.
+const (
+	ToolReplaceText  = "editor-replace_text"
+	ToolInsertBefore = "editor-insert_before"
+	ToolInsertAfter  = "editor-insert_after"
+	ToolDelete       = "editor-delete"
+)
+
+// editOps maps each edit tool to the domain operation it applies.
+var editOps = map[string]document.Op{
+	ToolReplaceText: document.OpReplace, ToolInsertBefore: document.OpInsertBefore,
+	ToolInsertAfter: document.OpInsertAfter, ToolDelete: document.OpDelete,
+}
+
+// EditOp returns the domain operation of an edit tool, and false for the
+// tools that do not edit. Hosts that show an edit before it is applied use
+// it with the tool's arguments (pointer, and markdown except for a delete).
+func EditOp(name string) (document.Op, bool) {
+	op, ok := editOps[name]
+	return op, ok
+}
+
 type readParams struct {
 	Pointer string `json:"pointer" jsonschema:"the item to read"`
-	Before  int    `json:"before,omitempty" jsonschema:"items to show before it (0..200)"`
-	After   int    `json:"after,omitempty" jsonschema:"items to show after it (0..200)"`
+	Before  int    `json:"before,omitempty" default:"0" jsonschema:"items to show before it, 0..200"`
+	After   int    `json:"after,omitempty" default:"0" jsonschema:"items to show after it, 0..200"`
 }
 
 type editParams struct {
@@ -80,19 +104,48 @@ func editTool(env Env, name, doc string, op document.Op) tool.Tool {
 }
 
 func replaceText(env Env) tool.Tool {
-	return editTool(env, "editor-replace_text", replaceDoc, document.OpReplace)
+	return editTool(env, ToolReplaceText, replaceDoc, editOps[ToolReplaceText])
 }
 func insertBefore(env Env) tool.Tool {
-	return editTool(env, "editor-insert_before", insertBeforeDoc, document.OpInsertBefore)
+	return editTool(env, ToolInsertBefore, insertBeforeDoc, editOps[ToolInsertBefore])
 }
 func insertAfter(env Env) tool.Tool {
-	return editTool(env, "editor-insert_after", insertAfterDoc, document.OpInsertAfter)
+	return editTool(env, ToolInsertAfter, insertAfterDoc, editOps[ToolInsertAfter])
 }
 
 func deleteItem(env Env) tool.Tool {
-	return tool.Must("editor-delete", deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
-		return edit(env, document.OpDelete, p.Pointer, "")
+	return tool.Must(ToolDelete, deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
+		return edit(env, editOps[ToolDelete], p.Pointer, "")
 	})
+}
+
+// IsEdit reports whether the tool named name applies edits.
+func IsEdit(name string) bool {
+	_, ok := EditOp(name)
+	return ok
+}
+
+// Preview tells what a call of the edit tool named name with args would do,
+// changing nothing (editor.Session.PreviewEdit: the same checks as the
+// edit): a result whose text is {"pointer", "op", "oldMarkdown",
+// "newMarkdown"}, or the error result the call itself would give (bad
+// arguments, a bad pointer, a refused edit). It is an error result for a
+// tool that is not an edit tool.
+func Preview(env Env, name string, args json.RawMessage) (tool.Result, error) {
+	op, known := editOps[name]
+	if !known {
+		return tool.Errorf("invalid_arguments", "%s does not edit the book", name), nil
+	}
+	var p editParams
+	if err := json.Unmarshal(args, &p); err != nil || strings.TrimSpace(p.Pointer) == "" {
+		return tool.Errorf("invalid_arguments", "the arguments need a pointer (and markdown for a new text)"), nil
+	}
+	res, err := env.Session.PreviewEdit(env.Book, op, p.Pointer, p.Markdown)
+	if err != nil {
+		return failure(err)
+	}
+	return ok(map[string]string{"pointer": res.Target.String(), "op": string(res.Op),
+		"oldMarkdown": res.MarkdownBefore, "newMarkdown": res.MarkdownAfter}), nil
 }
 
 // edit applies one domain operation and reports it as a result and an Edit.

@@ -14,17 +14,12 @@ var findDoc string
 
 type findParams struct {
 	Query string `json:"query" jsonschema:"the words or the phrase to look for"`
-	Mode  string `json:"mode,omitempty" jsonschema:"ranked (default) or exact"`
+	Mode  string `json:"mode,omitempty" default:"\"ranked\"" enum:"ranked,exact" jsonschema:"ranked by relevance, or the exact phrase"`
 }
 
 func find(env Env) tool.Tool {
 	return tool.Must("search-find", findDoc, func(_ context.Context, p findParams) (tool.Result, error) {
-		mode := editor.Ranked
-		if p.Mode == string(editor.Exact) {
-			mode = editor.Exact
-		} else if p.Mode != "" && p.Mode != string(editor.Ranked) {
-			return tool.Errorf("invalid_arguments", "mode must be \"ranked\" or \"exact\", not %q", p.Mode), nil
-		}
+		mode := editor.SearchMode(p.Mode) // the schema allows ranked (the default) and exact only
 		res, err := env.Session.Search(env.Book, p.Query, mode, search.Options{Limit: 20, IncludeHeadings: true})
 		if err != nil {
 			return tool.Errorf("invalid_arguments", "%v", err), nil

@@ -1,5 +1,6 @@
--- The aite schema on PostgreSQL: the tables of store/sqlite's migrations 0001-0005 in one step,
--- plus run ownership (runs.node_id) and the node leases of several server processes.
+-- The aite schema on PostgreSQL: the tables of store/sqlite's migrations 0001-0004 in one step,
+-- plus run ownership (runs.node_id) and the node leases of several server processes. The later
+-- steps mirror store/sqlite's one for one (0002 is its 0005, 0003 its 0006).
 -- Ids, keys and codes are TEXT COLLATE "C", so they sort by bytes as in SQLite; names,
 -- contents, Markdown and JSON bodies are BYTEA, kept byte for byte (TEXT refuses a NUL byte
 -- and invalid UTF-8). Times are epoch milliseconds (UTC), except the leases (the server's clock).
@@ -13,8 +14,7 @@ CREATE TABLE chats (
     last_run_id      TEXT COLLATE "C" NOT NULL DEFAULT '',
     last_run_content BYTEA NOT NULL DEFAULT '',
     read_status      SMALLINT NOT NULL DEFAULT 0 CHECK (read_status IN (0, 1)),
-    read_at          BIGINT,
-    owner            TEXT COLLATE "C" NOT NULL DEFAULT ''
+    read_at          BIGINT
 );
 CREATE INDEX chats_by_update ON chats (updated_at DESC, chat_id);
 
@@ -72,7 +72,7 @@ CREATE TABLE plans (
 );
 CREATE INDEX plans_by_chat ON plans (chat_id, updated_at DESC, plan_id DESC);
 
--- item_ids: runs of consecutive ids (store.EncodeItemIDs); next_item_id 0 means not recorded.
+-- item_ids: runs of consecutive ids (document.FormatIDRuns); next_item_id 0 means not recorded.
 CREATE TABLE documents (
     document_id  TEXT COLLATE "C" PRIMARY KEY,
     name         BYTEA NOT NULL,
@@ -83,8 +83,7 @@ CREATE TABLE documents (
     next_item_id INTEGER NOT NULL DEFAULT 0 CHECK (next_item_id >= 0),
     size_bytes   INTEGER NOT NULL,
     created_at   BIGINT NOT NULL,
-    updated_at   BIGINT NOT NULL,
-    owner        TEXT COLLATE "C" NOT NULL DEFAULT ''
+    updated_at   BIGINT NOT NULL
 );
 CREATE INDEX documents_by_update ON documents (updated_at DESC, document_id);
 

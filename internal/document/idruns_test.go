@@ -1,4 +1,4 @@
-package store
+package document
 
 import (
 	"slices"
@@ -20,9 +20,9 @@ func TestItemIDsEncoding(t *testing.T) {
 		{[]int{1, 2, 41, 3, 4, 5, 42, 43}, "1-2,41,3-5,42-43"},
 	}
 	for _, tt := range tests {
-		got := EncodeItemIDs(tt.ids)
+		got := FormatIDRuns(tt.ids)
 		require.Equal(t, tt.want, got)
-		back, err := DecodeItemIDs(got, len(tt.ids))
+		back, err := ParseIDRuns(got, len(tt.ids))
 		require.NoError(t, err)
 		require.Equal(t, tt.ids, back)
 	}
@@ -50,7 +50,7 @@ func TestItemIDsDecodingRejects(t *testing.T) {
 		{"x", 1},
 	}
 	for _, tt := range tests {
-		_, err := DecodeItemIDs(tt.in, tt.n)
+		_, err := ParseIDRuns(tt.in, tt.n)
 		require.Error(t, err, "%q for %d items", tt.in, tt.n)
 	}
 }
@@ -63,12 +63,12 @@ func FuzzItemIDs(f *testing.F) {
 		if n < 0 || n > 1<<16 {
 			return
 		}
-		ids, err := DecodeItemIDs(s, n)
+		ids, err := ParseIDRuns(s, n)
 		if err != nil {
 			return
 		}
 		require.Len(t, ids, n)
-		again, err := DecodeItemIDs(EncodeItemIDs(ids), n)
+		again, err := ParseIDRuns(FormatIDRuns(ids), n)
 		require.NoError(t, err)
 		require.True(t, slices.Equal(ids, again), "%q: %v then %v", s, ids, again)
 	})

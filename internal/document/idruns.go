@@ -1,4 +1,4 @@
-package store
+package document
 
 import (
 	"fmt"
@@ -6,13 +6,14 @@ import (
 	"strings"
 )
 
-// SQL backends keep the item IDs of a document (Document.ItemIDs) in one text column as
-// comma-separated runs of consecutive IDs in document order: `1-40,57,41-56` is 1…40, then
-// 57, then 41…56. A book keeps its IDs mostly in runs (only inserts break them), so a book
-// of any size stays a few bytes unless heavily edited. The empty string is the empty list.
+// Item IDs are stored (by the server's document store and by the state file
+// beside a book) as comma-separated runs of consecutive IDs in document order:
+// `1-40,57,41-56` is 1…40, then 57, then 41…56. A book keeps its IDs mostly in
+// runs (only inserts break them), so a book of any size stays a few bytes
+// unless heavily edited. The empty string is the empty list.
 
-// EncodeItemIDs writes ids as runs.
-func EncodeItemIDs(ids []int) string {
+// FormatIDRuns writes ids as runs.
+func FormatIDRuns(ids []int) string {
 	var b strings.Builder
 	for i := 0; i < len(ids); {
 		j := i
@@ -32,9 +33,9 @@ func EncodeItemIDs(ids []int) string {
 	return b.String()
 }
 
-// DecodeItemIDs reads runs written by EncodeItemIDs, which must hold exactly n IDs (so a damaged
+// ParseIDRuns reads runs written by FormatIDRuns, which must hold exactly n IDs (so a damaged
 // value can never make it allocate more); "" is nil.
-func DecodeItemIDs(s string, n int) ([]int, error) {
+func ParseIDRuns(s string, n int) ([]int, error) {
 	if s == "" {
 		if n != 0 {
 			return nil, fmt.Errorf("item ids: none stored for %d items", n)
@@ -58,20 +59,6 @@ func DecodeItemIDs(s string, n int) ([]int, error) {
 		return nil, fmt.Errorf("item ids: %d stored for %d items", len(ids), n)
 	}
 	return ids, nil
-}
-
-// DecodeDocumentItemIDs sets d.ItemIDs from encoded (EncodeItemIDs) when d
-// records them (NextItemID > 0), as SQL backends read a document.
-func DecodeDocumentItemIDs(d *Document, encoded string) error {
-	if d.NextItemID == 0 {
-		return nil
-	}
-	ids, err := DecodeItemIDs(encoded, d.ItemCount)
-	if err != nil {
-		return fmt.Errorf("document %q: %w", d.ID, err)
-	}
-	d.ItemIDs = ids
-	return nil
 }
 
 // parseRun reads `a` or `a-b` (0 < a < b).

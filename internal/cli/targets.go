@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/editor"
+)
+
+// SavedSetJSON describes a saved target set.
+type SavedSetJSON struct {
+	Name  string    `json:"name"`
+	Count int       `json:"count"`
+	Saved time.Time `json:"saved"`
+	Note  string    `json:"note,omitempty"`
+}
+
+// WriteTargetSets lists a book's saved target sets.
+func WriteTargetSets(w io.Writer, b *Book, asJSON bool) error {
+	sets, err := editor.SavedTargetSets(b.id)
+	if err != nil {
+		return &IOError{Err: err}
+	}
+	out := []SavedSetJSON{}
+	for _, n := range editor.SavedSetNames(sets) {
+		s := sets[n]
+		out = append(out, SavedSetJSON{Name: n, Count: s.Count, Saved: s.Saved, Note: s.Note})
+	}
+	if asJSON {
+		return WriteJSON(w, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(w, "no saved target sets (aite navigate BOOK TASK --mode collect --save NAME makes one)")
+	}
+	rows := make([][]string, len(out))
+	for i, s := range out {
+		rows[i] = []string{s.Name, plural(s.Count, "item"), s.Saved.Local().Format("2006-01-02 15:04"), s.Note}
+	}
+	writeColumns(w, rows, "")
+	return nil
+}
+
+// TargetSetJSON is a saved target set's items as they are now.
+type TargetSetJSON struct {
+	Name  string          `json:"name"`
+	Items []cursor.Target `json:"items"`
+	// Gone counts the saved items that no longer exist (deleted, or
+	// rewritten by another program).
+	Gone int `json:"gone"`
+}
+
+// WriteTargetSet lists the items of one saved target set.
+func WriteTargetSet(w io.Writer, b *Book, name string, asJSON bool) error {
+	ids, err := b.SavedSet(name)
+	if err != nil {
+		return err
+	}
+	sets, _ := editor.SavedTargetSets(b.id)
+	out := TargetSetJSON{Name: name, Items: []cursor.Target{}, Gone: sets[name].Count - len(ids)}
+	for _, id := range ids {
+		it, _ := b.byID(id)
+		out.Items = append(out.Items, cursor.Target{Pointer: it.Pointer, Kind: it.Kind, Excerpt: Excerpt(it, ExcerptRunes)})
+	}
+	if asJSON {
+		return WriteJSON(w, out)
+	}
+	rows := make([][]string, len(out.Items))
+	for i, t := range out.Items {
+		rows[i] = []string{t.Pointer.String(), string(t.Kind), t.Excerpt}
+	}
+	writeColumns(w, rows, "")
+	if out.Gone > 0 {
+		fmt.Fprintf(w, "(%s of the set no longer exist)\n", plural(out.Gone, "item"))
+	}
+	return nil
+}
