@@ -52,6 +52,42 @@ func TestOpenMigratesOnce(t *testing.T) {
 	require.ErrorContains(t, err, "newer than this program")
 }
 
+// TestMigrateUpgradesAnOldSchema opens a schema at version 1: the later
+// steps keep its data, edits stored before splices were recorded have
+// none, and a schema of the first build of this backend, whose version 1
+// already had the owner columns, upgrades too.
+func TestMigrateUpgradesAnOldSchema(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	require.NoError(t, postgres.MigrateTo(bg, dsn, 1))
+	conn, err := pgx.Connect(bg, dsn)
+	require.NoError(t, err)
+	defer conn.Close(bg)
+	for _, q := range []string{
+		`ALTER TABLE chats ADD COLUMN owner TEXT COLLATE "C" NOT NULL DEFAULT ''`,
+		`INSERT INTO documents (document_id, name, markdown, revision, item_count, size_bytes, created_at, updated_at)
+			VALUES ('d1', 'old', 'B.', 1, 1, 2, 0, 0)`,
+		`INSERT INTO document_edits (document_id, revision, op, at) VALUES ('d1', 1, 'replace', 0)`,
+	} {
+		_, err := conn.Exec(bg, q)
+		require.NoError(t, err, q)
+	}
+
+	s := pgtest.Open(t, dsn, "")
+	d, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, "B.", d.Markdown, "the upgrade kept the document")
+	require.Empty(t, d.Owner)
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	require.Len(t, edits, 1)
+	require.Nil(t, edits[0].Splice, "an edit from before the upgrade has no recorded splice")
+	require.Nil(t, edits[0].RevertedTo)
+	require.NoError(t, s.CreateChat(bg, store.Chat{ID: "c1", Name: "mine", AgentKey: "a", CreatedAt: t0, UpdatedAt: t0, Owner: "ann"}))
+	chat, err := s.GetChat(bg, "c1")
+	require.NoError(t, err)
+	require.Equal(t, "ann", chat.Owner)
+}
+
 func TestOpenRejects(t *testing.T) {
 	base := pgtest.BaseDSN(t)
 	_, err := postgres.Open(bg, pgtest.WithSchema(base, "no_such_schema"), postgres.Options{})
