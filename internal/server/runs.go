@@ -595,13 +595,18 @@ func (m *RunManager) stopAll(info api.ErrorInfo) {
 // that stopped reading, or reloaded, left it behind): it is canceled with
 // reason superseded and Supersede waits until it has ended or ctx is done.
 // It returns the run id and true when the chat has no running run left; a
-// run that a client follows is left alone (false).
+// run that a client follows is left alone (false). In a cluster a run of
+// another node is left alone too (false): whether a client follows it is
+// known only where its clients are, which may be any node.
 func (m *RunManager) Supersede(ctx context.Context, chatID string) (string, bool) {
 	m.mu.Lock()
 	id := m.chats[chatID]
 	r := m.runs[id]
 	m.mu.Unlock()
 	if id == "" {
+		if remote, ok := m.Active(ctx, chatID); ok {
+			return remote, false
+		}
 		return "", true
 	}
 	if r == nil || r.Clients() > 0 {
