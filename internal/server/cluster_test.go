@@ -452,6 +452,28 @@ func TestClusterDocumentEdits(t *testing.T) {
 	if errA != nil || errB != nil || rawA.Revision != 22 || rawB.Revision != 22 || len(rawA.Items) != len(rawB.Items) {
 		t.Fatalf("A %+v %v\nB %+v %v", rawA.Revision, errA, rawB.Revision, errB)
 	}
+	// A revert is an edit too: B's copy is stale after A's insert, so B
+	// reverts the current text (revision 23), and A's next edit is made on
+	// the reverted text.
+	if err := insert(toolsA, "Undone."); err != nil {
+		t.Fatal(err)
+	}
+	reverted, err := docsB.Revert(ctx, doc.ID, 22)
+	if err != nil || reverted.Revision != 24 || reverted.Markdown != got.Markdown {
+		t.Fatalf("revert on B: revision %d, %v\n%s", reverted.Revision, err, reverted.Markdown)
+	}
+	if err := insert(toolsA, "After the revert."); err != nil {
+		t.Fatal(err)
+	}
+	last, err := nodes[1].st.GetDocument(ctx, doc.ID)
+	if err != nil || last.Revision != 25 || strings.Contains(last.Markdown, "Undone.") ||
+		!strings.Contains(last.Markdown, "After the revert.") || !strings.Contains(last.Markdown, "Parallel 19.") {
+		t.Fatalf("revision %d, %v:\n%s", last.Revision, err, last.Markdown)
+	}
+	text23, _, err := docsB.textAt(ctx, doc.ID, 23)
+	if err != nil || !strings.Contains(text23, "Undone.") {
+		t.Fatalf("revision 23 rebuilt on B: %v\n%s", err, text23)
+	}
 }
 
 // agentDelta is a content delta of the agent loop.
