@@ -59,8 +59,11 @@ var architecture = map[string][]string{
 	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":           nil,
 	"store/*":         {"store", "document", "pointer"},
-	"api":             nil,
-	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
+	"store/postgres":  {"store", "document", "pointer"},
+	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
+	"store/postgres/pgtest": {"store", "store/postgres"},
+	"api":                   nil,
+	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
 		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},

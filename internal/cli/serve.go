@@ -29,6 +29,7 @@ type serveFlag struct {
 var serveFlags = []serveFlag{
 	{"addr", "server.addr", "host:port to listen on (server.addr)"},
 	{"data", "data", "the data directory: database, definitions and files live below it unless set explicitly"},
+	{"store", "storage.store", "postgres://user:password@host/db to keep everything in PostgreSQL, which several aite serve processes may share, or a SQLite file (storage.store)"},
 	{"db", "storage.sqlitePath", "the SQLite database file (storage.sqlitePath)"},
 	{"agents-dir", "dirs.agents", "agent definitions (dirs.agents)"},
 	{"models-dir", "dirs.models", "model files (dirs.models)"},
@@ -70,6 +71,7 @@ func newServeCmd(deps serveDeps) *cobra.Command {
 		Long:  serveHelp(),
 		Example: `  aite serve
   aite serve --addr :8080 --data /srv/aite
+  aite serve --store 'postgres://aite:secret@db:5432/aite' --addr :8080
   OPENAI_API_KEY=sk-... AITE_MODEL=openai:gpt-4o-mini aite serve
   aite serve --config ./aite.json --agents-dir ./my-agents`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -186,6 +188,14 @@ when they change. On the first start the sample book examples/zvezdochkin.md
 is registered as the document "zvezdochkin". Auth is off and the server
 listens on 127.0.0.1:8080 unless configured otherwise. SIGINT or SIGTERM
 shuts it down gracefully: running runs end with run.error run_aborted.
+
+With --store postgres://… (or AITE_STORE) chats, runs, events and documents
+live in PostgreSQL instead, and several aite serve processes (nodes) may
+share the database behind a load balancer: a client can follow a run from
+any node, the runs of a node that dies are aborted by another within
+cluster.leaseMs plus a third, and edits of one document from several nodes
+are applied one after the other. Each node keeps its own data directory for
+the definitions (deploy the same files on every node).
 
 Configuration, lowest precedence first: built-in defaults, the config file
 (--config, $AITE_CONFIG, else ./aite.json if present; strict JSON, e.g.

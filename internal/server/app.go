@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,8 @@ import (
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/server/config"
 	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/postgres"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
 	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
@@ -64,15 +67,15 @@ type AppOptions struct {
 	Web WebApp
 }
 
-// App is the whole aite server built from a configuration: the SQLite
-// store, the definition directories (built-ins written at start, hot
+// App is the whole aite server built from a configuration: the store
+// (SQLite, or PostgreSQL shared with other nodes), the definition directories (built-ins written at start, hot
 // reloaded), the model registry, the documents (the sample book registered
 // on the first start), the engine, the run manager and the HTTP server.
 type App struct {
 	cfg     config.Config
 	opts    AppOptions
 	log     *slog.Logger
-	store   *sqlite.Store
+	store   store.Store
 	models  *builtins.Models
 	watcher *agentdef.Watcher
 	docs    *Documents
@@ -110,10 +113,10 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	if err := a.loadDefinitions(); err != nil {
 		return nil, err
 	}
-	if a.store, err = sqlite.Open(cfg.Storage.SQLitePath); err != nil {
+	if a.store, err = a.openStore(ctx); err != nil {
 		return nil, fmt.Errorf("server: open the database: %w", err)
 	}
-	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log})
+	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log, Lease: cfg.Lease()})
 	if err := a.runs.RecoverInterrupted(ctx); err != nil {
 		a.log.Error("closing interrupted runs failed", "err", err)
 	}
@@ -129,6 +132,31 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	return a, nil
 }
 
+// openStore opens storage.store: PostgreSQL as the node cluster.node, else
+// the SQLite file.
+func (a *App) openStore(ctx context.Context) (store.Store, error) {
+	dsn := a.cfg.PostgresDSN()
+	if dsn == "" {
+		a.log.Info("storage", "sqlite", a.cfg.Storage.SQLitePath)
+		return sqlite.Open(a.cfg.Storage.SQLitePath)
+	}
+	st, err := postgres.Open(ctx, dsn, postgres.Options{Node: a.cfg.Cluster.Node, Logger: a.log})
+	if err != nil {
+		return nil, err
+	}
+	a.log.Info("storage", "postgres", redactDSN(dsn), "schema", st.Schema(), "node", st.Node(), "lease", a.cfg.Lease())
+	return st, nil
+}
+
+// redactDSN hides the password of a postgres:// URL.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
 // Config returns the configuration the app was built from.
 func (a *App) Config() config.Config { return a.cfg }
 
@@ -138,7 +166,11 @@ func (a *App) Handler() http.Handler { return a.server.Handler() }
 // prepareDirs creates the data directories and writes the built-ins.
 func (a *App) prepareDirs() error {
 	d := a.cfg.Dirs
-	for _, dir := range []string{a.cfg.Data, filepath.Dir(a.cfg.Storage.SQLitePath), d.Agents, d.Models, d.Tools, d.Skills, d.Viewports, d.Data} {
+	dirs := []string{a.cfg.Data, d.Agents, d.Models, d.Tools, d.Skills, d.Viewports, d.Data}
+	if a.cfg.PostgresDSN() == "" {
+		dirs = append(dirs, filepath.Dir(a.cfg.Storage.SQLitePath))
+	}
+	for _, dir := range dirs {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("server: create directory: %w", err)
 		}
@@ -267,7 +299,8 @@ var builtinTools = sync.OnceValue(func() []tool.Tool {
 })
 
 // registerSample stores the sample book unless a document of its name
-// exists.
+// exists. Its id is derived from its name, so nodes of a shared store
+// starting at once store it once.
 func (a *App) registerSample(ctx context.Context) error {
 	name, sample := a.opts.SampleName, a.opts.Sample
 	if len(sample) == 0 {
@@ -282,7 +315,10 @@ func (a *App) registerSample(ctx context.Context) error {
 			return nil
 		}
 	}
-	d, err := a.docs.Create(ctx, name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	d, err := a.docs.createAs(ctx, uuidV5(name), name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	if errors.Is(err, store.ErrExists) {
+		return nil // another node registered it just now
+	}
 	if err != nil {
 		return fmt.Errorf("server: register the sample book: %w", err)
 	}

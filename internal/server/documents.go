@@ -52,6 +52,15 @@ const MaxDocumentName = 200
 // endpoint reads that report a revision, so the in-memory text, the stored
 // text and the revision always agree.
 //
+// Several nodes: on a store shared by several server processes
+// (store.DocumentLocks), each node keeps its own copy in memory, so the
+// per-document lock is also taken in the store, across the nodes, and a
+// copy older than the stored revision (another node edited the document)
+// is loaded again before the call: an edit is always made on the current
+// text and written as the next revision, never over another node's. A
+// reload starts the document's cursors and undo journal afresh; item ids
+// are kept (they are stored).
+//
 // Item ids survive restarts: the store keeps each document's item ids with
 // its text (written at create and with every edit), and a document is
 // loaded with them, so a pointer the model saw before a restart (in chat
@@ -100,6 +109,11 @@ func (d *Documents) logger() *slog.Logger {
 // non-empty, ≤ max bytes) and stores a document at revision 0. The name is
 // trimmed and must have 1..MaxDocumentName characters.
 func (d *Documents) Create(ctx context.Context, name string, markdown []byte, maxBytes int64) (store.Document, error) {
+	return d.createAs(ctx, uuidV4(), name, markdown, maxBytes)
+}
+
+// createAs is Create with the document id given.
+func (d *Documents) createAs(ctx context.Context, id, name string, markdown []byte, maxBytes int64) (store.Document, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxDocumentName {
 		return store.Document{}, ErrDocumentName
@@ -108,7 +122,6 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	if err != nil {
 		return store.Document{}, err
 	}
-	id := uuidV4()
 	d.session.Load(id, src)
 	ids, next, err := d.session.ItemIDs(id)
 	now := d.clock()
@@ -160,20 +173,29 @@ func (d *Documents) entry(id string) *docState {
 // locked runs f under the lock of document id, loading the document from
 // the store into the session first if needed. An unknown document fails
 // with an error wrapping store.ErrNotFound (and leaves no state behind).
+// On a store shared by several nodes the lock is the store's too, and a
+// copy older than the stored revision is loaded again.
 func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) error) error {
 	ds := d.entry(id)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	if dl, ok := d.st.(store.DocumentLocks); ok {
+		rev, unlock, err := dl.LockDocument(ctx, id)
+		if err != nil {
+			d.forgetMissing(id, ds, err)
+			return err
+		}
+		defer unlock()
+		if ds.loaded && rev != ds.revision {
+			d.logger().Info("document changed on another node; loading it again", "documentId", id,
+				"revision", ds.revision, "stored", rev)
+			ds.loaded = false
+		}
+	}
 	if !ds.loaded {
 		doc, err := d.st.GetDocument(ctx, id)
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				d.mu.Lock()
-				if d.docs[id] == ds {
-					delete(d.docs, id)
-				}
-				d.mu.Unlock()
-			}
+			d.forgetMissing(id, ds, err)
 			return err
 		}
 		if err := d.load(doc); err != nil {
@@ -182,6 +204,18 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
 	}
 	return f(ds)
+}
+
+// forgetMissing drops the state of a document the store does not have.
+func (d *Documents) forgetMissing(id string, ds *docState, err error) {
+	if !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	d.mu.Lock()
+	if d.docs[id] == ds {
+		delete(d.docs, id)
+	}
+	d.mu.Unlock()
 }
 
 // owner returns the owner of document id (loading it like every access).

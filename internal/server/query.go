@@ -299,6 +299,10 @@ func documentSelection(req api.QueryRequest) (string, error) {
 	return sel, nil
 }
 
+// runIDAttempts bounds the run ids tried for one query: an id another
+// node issued in the same millisecond is taken, and the next one is tried.
+const runIDAttempts = 5
+
 // startRun stores the chat (created, or with its new binding), allocates
 // the runId and starts the run: bootstrap events, then the engine on the
 // run's own goroutine.
@@ -306,7 +310,19 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	if err := s.saveChat(ctx, q); err != nil {
 		return nil, err
 	}
-	runID := s.runID.Next()
+	for attempt := 1; ; attempt++ {
+		run, err := s.startRunAs(ctx, q, s.runID.Next())
+		if busy, ok := errors.AsType[*BusyError](err); ok {
+			return nil, busyError(busy.RunID)
+		}
+		if !errors.Is(err, store.ErrExists) || attempt == runIDAttempts {
+			return run, err
+		}
+	}
+}
+
+// startRunAs starts the run of q with id runID.
+func (s *Server) startRunAs(ctx context.Context, q *preparedQuery, runID string) (*Run, error) {
 	rq := requestQuery(q, runID)
 	stored, err := json.Marshal(rq)
 	if err != nil {
@@ -320,7 +336,7 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
 		Message: q.req.Message, Params: rq.Params, DocumentID: q.docID, ContinuePlan: continuePlan(q.req.Params),
 		Subject: subject, References: rq.References}
-	run, err := s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
+	return s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
@@ -330,11 +346,6 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)
 		},
 	})
-	if errors.Is(err, ErrChatBusy) {
-		id, _ := s.opts.Runs.Active(q.chatID)
-		return nil, busyError(id)
-	}
-	return run, err
 }
 
 // saveChat creates a new chat bound to the resolved agent and document, or

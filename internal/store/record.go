@@ -190,3 +190,12 @@ type DocumentDatum struct {
 	Data       []byte
 	UpdatedAt  time.Time
 }
+
+// Edited returns d as edit e leaves it with content c (its text, item count
+// and item IDs, revision, size and update time): the document every
+// backend's ApplyDocumentEdit stores and returns.
+func Edited(d Document, c DocumentContent, e DocumentEdit) Document {
+	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), StoredTime(e.At)
+	d.ItemIDs, d.NextItemID = StoredIDs(c.ItemIDs), c.NextItemID
+	return d
+}

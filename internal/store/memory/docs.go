@@ -139,8 +139,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
 	e = cloneEdit(e)
-	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
-	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
+	d = store.Edited(d, c, e)
 	s.docs[docID] = d
 	s.edits[docID] = append(s.edits[docID], e)
 	d.ItemIDs = store.StoredIDs(d.ItemIDs)

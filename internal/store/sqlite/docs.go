@@ -169,8 +169,7 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
-		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), fromMillis(at)
-		d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
+		d = store.Edited(d, c, e)
 		return nil
 	})
 	if err != nil {
