@@ -31,52 +31,65 @@ const (
 // direct imports enforces the transitive rule. "x/*" stands for every package below x/.
 // Keep this table in step with ARCHITECTURE.md.
 var architecture = map[string][]string{
-	"pointer":        nil,
-	"document":       {"pointer"},
-	"markdown":       {"document", "pointer"},
-	"textnorm":       nil,
-	"textdiff":       nil,
-	"atomicfile":     nil,
-	"testbook":       nil, // test data access for tests and benchmarks only
-	"cursor":         {"document", "pointer", "textnorm", "search"},
-	"search":         {"document", "pointer", "textnorm"},
-	"bookcache":      {"document", "search", "pointer", "textnorm", "atomicfile"},
-	"bookview":       {"document", "pointer", "textnorm", "cursor", "search"},
-	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff", "bookcache", "bookview"},
-	"reading":        {"bookview", "cursor", "document", "pointer", "search", "textnorm"},
-	"quick":          {"reading", "bookcache", "bookview", "cursor", "document", "pointer", "search", "textnorm", "atomicfile"},
-	"llm":            nil,
-	"llm/openai":     {"llm", "llm/wire"},
-	"llm/wire":       nil,
-	"llm/llmtest":    {"llm", "llm/openai"},
-	"llm/anthropic":  {"llm", "llm/wire"},
-	"llm/models":     {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
-	"cursoragent":    {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
-	"tool":           {"llm"},
-	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
-	"agent":          {"llm", "tool", "agentdef", "store", "agent/agentctx"},
-	"agent/agentctx": nil,
-	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
-	"store":          nil,
-	"store/*":        {"store", "document", "pointer"},
-	"api":            nil,
-	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver"},
+	"pointer":         nil,
+	"document":        {"pointer"},
+	"markdown":        {"document", "pointer"},
+	"textnorm":        nil,
+	"textdiff":        nil,
+	"render":          {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
+	"atomicfile":      nil,
+	"testbook":        nil, // test data access for tests and benchmarks only
+	"cursor":          {"document", "pointer", "textnorm", "search"},
+	"search":          {"document", "pointer", "textnorm"},
+	"codex":           {"document", "pointer", "textnorm"},
+	"bookcache":       {"document", "search", "pointer", "textnorm", "atomicfile"},
+	"bookview":        {"document", "pointer", "textnorm", "cursor", "search"},
+	"codex/assist":    {"codex", "cursoragent", "editor", "cursor", "search", "llm"},
+	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
+	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff", "bookcache", "bookview"},
+	"reading":         {"bookview", "cursor", "document", "pointer", "search", "textnorm"},
+	"quick":           {"reading", "bookcache", "bookview", "cursor", "document", "pointer", "search", "textnorm", "atomicfile"},
+	"llm":             nil,
+	"llm/openai":      {"llm", "llm/wire"},
+	"llm/wire":        nil,
+	"llm/llmtest":     {"llm", "llm/openai", "textnorm"},
+	"llm/anthropic":   {"llm", "llm/wire"},
+	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
+	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
+	"tool":            {"llm"},
+	"tool/booktools":  {"tool", "editor", "codex", "codex/assist", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	"agent":           {"llm", "tool", "agentdef", "store", "agent/agentctx"},
+	"agent/agentctx":  nil,
+	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
+	"store":           nil,
+	"store/*":         {"store", "document", "pointer"},
+	"store/postgres":  {"store", "document", "pointer"},
+	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
+	"store/postgres/pgtest": {"store", "store/postgres"},
+	"api":                   nil,
+	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
+		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
 	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm", "reading",
-		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver"},
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm", "reading",
+		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
+
+	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
+	// reports"): gold from the core, the agents only through its Runner interface (implemented by cli).
+	"eval":                    {"document", "markdown", "pointer", "search", "textnorm", "editor", "textdiff", "atomicfile", "llm"},
+	"eval/evaltest":           {"eval", "llm", "llm/llmtest", "textnorm"}, // the oracle fake model, for tests
+	"eval/evaltest/fakemodel": {"eval", "eval/evaltest", "editor", "llm/llmtest"},
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},
-	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "cursor", "document", "pointer"},
+	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "codex", "cursor", "document", "pointer"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "bookcache", "bookview", "editor", "reading"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "bookcache", "bookview", "editor", "reading"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{

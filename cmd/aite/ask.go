@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,14 +36,7 @@ func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 }
 
 // interactive reports whether in is a terminal.
-func interactive(in io.Reader) bool {
-	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+func interactive(in io.Reader) bool { return terminal(in) }
 
 func newAskCmd(o *options) *cobra.Command {
 	f := &agentFlags{}
@@ -148,8 +140,9 @@ func newNavigateCmd(o *options) *cobra.Command {
 		Short: "Run the cursor agent: find the first, n-th or last item that matches a task",
 		Long: helpText(`Walk the book batch by batch with the cursor agent and find what TASK describes.
 --keywords makes it walk only the items that mention them (faster, cheaper;
-every form of a word counts), --targets only the items of a saved target
-set; without either it reads every item. --mode: first (default), nth (with
+every form of a word counts), --entry only the items naming a codex entry by
+any of its names (see 'aite codex'), --targets only the items of a saved
+target set; without any it reads every item. --mode: first (default), nth (with
 --n), last, collect (every match) or summary.
 
 One progress line per batch goes to standard error, the result to standard
@@ -194,6 +187,7 @@ for a success: 1 when nothing was found or the result is incomplete.`),
 	f.register(cmd, false)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&req.Keywords, "keywords", nil, "walk only the items that mention these (comma-separated or repeated)")
+	fl.StringVar(&req.Entry, "entry", "", "walk only the items naming this codex entry (its ID, name or an alias)")
 	fl.StringVar(&req.Targets, "targets", "", "walk only the items of this saved target set")
 	fl.StringVar(&req.Mode, "mode", "first", strings.Join(cli.NavigateModes, ", "))
 	fl.IntVar(&req.N, "n", 0, "the ordinal for --mode nth")

@@ -20,7 +20,8 @@ item, even one larger than --max-bytes.
 The cursor walks every item (a full scan) unless filtered: --keywords keeps
 the items that hold all the words of one keyword (compared by stem, ignoring
 case and ё/е); repeat it to keep items matching any of the keywords.
---kind keeps some kinds, --regex the items whose plain text matches a Go
+--entry NAME walks the items naming a codex entry by any of its names
+(see 'aite codex'). --kind keeps some kinds, --regex the items whose plain text matches a Go
 regular expression, --within the section of a heading; --no-headings drops
 headings. --backward walks from the end; --start-after starts after (when
 backward, before) the item a pointer names; --no-content leaves out the

@@ -117,3 +117,31 @@ func TestQuickNeedsAValidCache(t *testing.T) {
 		t.Fatal("quick answered from a damaged cache")
 	}
 }
+
+// A search of a codex entry or by meaning needs what only the ordinary path
+// loads (the codex, an embedding model): quick leaves it alone, and the
+// ordinary path answers --entry on a cached book as before.
+func TestQuickLeavesEntriesAndMeaning(t *testing.T) {
+	src, err := os.ReadFile("../../examples/zvezdochkin.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := filepath.Join(t.TempDir(), "zvezdochkin.md")
+	if err := os.WriteFile(book, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "codex", "build", book)
+	for _, args := range [][]string{{"find", book, "--entry", "Звёздочкин"}, {"cursor", book, "--entry", "Варя"},
+		{"find", book, "--semantic", "письмо"}, {"find", book, "--hybrid", "письмо"}} {
+		var out, errOut bytes.Buffer
+		if _, ok := quick.Run(args, &out, &errOut); ok || out.Len() > 0 || errOut.Len() > 0 {
+			t.Errorf("%s: quick answered (or wrote)", strings.Join(args, " "))
+		}
+	}
+	if r := mustRun(t, "find", book, "--entry", "Звёздочкин"); !strings.Contains(r.stdout, "**Звёздочкин**") {
+		t.Errorf("find --entry: %q", r.stdout)
+	}
+	if r := mustRun(t, "cursor", book, "--entry", "Варя", "--no-content"); !strings.Contains(r.stdout, "portion 1") {
+		t.Errorf("cursor --entry: %q", r.stdout)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/reading"
+	"github.com/aitexteditor/aite/web"
 )
 
 // options holds the flags shared by every command.
@@ -49,7 +50,7 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &reading.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
 	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
-	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newCodexCmd(o), newIndexCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
 	return root
 }
 
@@ -62,7 +63,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	root := newRootCmd(o)
-	root.SetArgs(args)
+	root.SetArgs(codexOrder(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -115,9 +116,15 @@ func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
 	} else {
 		cmd.Args = exactArgs(min)
 	}
+	if name == "find" {
+		cmd.Args = findArgs(cmd.Args)
+	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := c.Prepare(cmd.Flags(), args[1:]); err != nil {
 			return err
+		}
+		if f, ok := c.(*reading.FindCommand); ok && meaning(f.Request()) {
+			return runMeaning(cmd, o, f, args[0])
 		}
 		defer reading.LimitMemory(args[0])()
 		b, err := cli.Open(args[0], cmd.ErrOrStderr())

@@ -64,6 +64,11 @@ type AgentDef struct {
 	React       *ReactBlock
 	PlanExecute *PlanExecuteBlock
 
+	// Internal marks a sub-agent that other agents run (a delegate such as
+	// the cursor agent): it is not listed by GET /agents, not chosen as a
+	// default and not run by a query of its own (file key "internal").
+	Internal bool
+
 	RuntimePrompts RuntimePrompts // blank members take the defaults (§ 6.2, § 6.4)
 	Tools          []string       // the enabled set: every configured tool name, in first-seen order
 	File           string         // the file it was loaded from

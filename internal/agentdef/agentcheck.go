@@ -55,6 +55,7 @@ func (b *agentBuilder) build() (AgentDef, error) {
 func (b *agentBuilder) identity() error {
 	f, a := b.f, &b.a
 	a.File, a.Role, a.Description, a.Icon = b.path, f.Role, f.Description, parseIcon(f.Icon)
+	a.Internal = f.Internal
 	a.Key = strings.TrimSpace(f.Key)
 	if a.Key == "" {
 		a.Key = strings.TrimSuffix(filepath.Base(b.path), filepath.Ext(b.path))

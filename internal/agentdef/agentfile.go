@@ -26,6 +26,7 @@ type agentFile struct {
 	RuntimePrompts runtimePromptsFile  `json:"runtimePrompts"`
 	Protocol       *protocolFile       `json:"protocol"`
 	Advisors       []json.RawMessage   `json:"advisors"`
+	Internal       bool                `json:"internal"`
 }
 
 type modelConfigFile struct {

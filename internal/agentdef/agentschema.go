@@ -84,6 +84,7 @@ var (
 		}),
 		"protocol": protocolShape,
 		"advisors": arrS,
+		"internal": boolS,
 	})
 )
 

@@ -18,6 +18,10 @@ type SkillDef struct {
 	Prompt          string // the body after the front matter, trimmed and cut at the prompt limit
 	PromptTruncated bool
 	Dir             string // the skill directory (scripts/, references/, assets/ live below it)
+	// InlineCode is the front matter's inlineCode: true: the skill asks to
+	// run code sent with the call (_skill_run_script_'s pythonCode), which
+	// the server runs only when its configuration allows it too.
+	InlineCode bool
 }
 
 // loadSkills reads the skill directories of dir; files in dir itself are
@@ -86,6 +90,13 @@ func parseSkill(id, dir, text string, maxChars int, ws warnings) SkillDef {
 				s.Name = v
 			}
 			s.Description = fm["description"]
+			if v, ok := fm["inlineCode"]; ok {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					ws.warn(filepath.Join(dir, SkillFile), "inlineCode", "%q is not true or false; inline code stays off", v)
+				}
+				s.InlineCode = b
+			}
 			body = strings.Join(lines[end+1:], "\n")
 		}
 	}

@@ -74,3 +74,22 @@ func TestSkillDuplicateIDs(t *testing.T) {
 	require.Equal(t, "first", k.Prompt)
 	requireWarning(t, ws, filepath.Join(d.Skills, "docs"), "", "duplicate skill id")
 }
+
+// inlineCode: true in the front matter marks a skill that asks to run code
+// sent with the call; anything but a boolean leaves it off with a warning.
+func TestSkillInlineCode(t *testing.T) {
+	d := newDirs(t)
+	write(t, d.Skills, map[string]string{
+		"calc/SKILL.md":  "---\nname: Calc\ninlineCode: true\n---\nbody",
+		"shy/SKILL.md":   "---\nname: Shy\n---\nbody",
+		"typo/SKILL.md":  "---\ninlineCode: sure\n---\nbody",
+		"false/SKILL.md": "---\ninlineCode: false\n---\nbody",
+	})
+	s, ws := load(t, d)
+	for id, want := range map[string]bool{"calc": true, "shy": false, "typo": false, "false": false} {
+		sk, ok := s.Skill(id)
+		require.True(t, ok, id)
+		require.Equal(t, want, sk.InlineCode, id)
+	}
+	requireWarning(t, ws, filepath.Join(d.Skills, "typo", SkillFile), "inlineCode", "not true or false")
+}

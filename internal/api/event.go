@@ -37,6 +37,7 @@ const (
 	TypeActionEnd    = "action.end"
 	TypeActionResult = "action.result"
 	TypeDocumentEdit = "document.edit" // [EXT]
+	TypeToolProgress = "tool.progress" // [EXT] a live report from inside a long tool call
 
 	// Protocol agents (AGENT_PROTOCOL § 5.3).
 	TypeAdvisorSnapshot = "advisor.snapshot"
@@ -109,6 +110,13 @@ const (
 	CodeTaskFailed       = "task_failed"
 	CodeRunAborted       = "run_aborted"
 	CodeInternalError    = "internal_error"
+)
+
+// The reasons of a run_aborted run.error [EXT] (ErrorInfo.Reason).
+const (
+	AbortCanceled   = "canceled"   // POST /run/cancel
+	AbortSuperseded = "superseded" // a new /query in the chat while no client followed the run
+	AbortShutdown   = "shutdown"   // the server stopped (gracefully, or run_aborted at the next start)
 )
 
 // The error codes of an error tool result (§ 7.1).

@@ -34,7 +34,7 @@ func TestEventMarshalJSON(t *testing.T) {
 			`{"seq":5,"type":"tool.args","timestamp":9,"toolId":"c","delta":"{\"q\":","chunkIndex":0}`},
 		{"tool.result string", Event{6, TypeToolResult, 9, ToolResult{"c", `{"tool":"x","ok":false}`}},
 			`{"seq":6,"type":"tool.result","timestamp":9,"toolId":"c","result":"{\"tool\":\"x\",\"ok\":false}"}`},
-		{"run.error", Event{8, TypeRunError, 9, RunError{"r", ErrorInfo{CodeModelError, "HTTP 500", true}}},
+		{"run.error", Event{8, TypeRunError, 9, RunError{"r", ErrorInfo{Code: CodeModelError, Message: "HTTP 500", Retriable: true}}},
 			`{"seq":8,"type":"run.error","timestamp":9,"runId":"r","error":{"code":"model_error","message":"HTTP 500","retriable":true}}`},
 		{"run.complete", Event{9, TypeRunComplete, 9, RunComplete{RunID: "r", FinishReason: FinishStop}},
 			`{"seq":9,"type":"run.complete","timestamp":9,"runId":"r","finishReason":"stop"}`},

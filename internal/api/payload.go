@@ -182,11 +182,27 @@ type ApprovalDecision struct {
 	ParentToolID string   `json:"parentToolId,omitempty"`
 }
 
-// ErrorInfo says why a run failed (codes of § 3.5).
+// ToolProgress is the payload of tool.progress [EXT]: a live report from
+// inside a running tool call, between its tool.end and its tool.result (the
+// cursor agent reports kind "cursor_agent" after every batch, with data
+// {taskId, batch, estimatedBatches, first, last, items, evidence, calls,
+// hasMore}). A call may report any number of times; the last report stands.
+type ToolProgress struct {
+	RunID   string          `json:"runId"`
+	ToolID  string          `json:"toolId"`
+	Kind    string          `json:"kind"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// ErrorInfo says why a run failed (codes of § 3.5). Reason [EXT] tells why a
+// run_aborted run was stopped (AbortCanceled, AbortSuperseded, AbortShutdown);
+// empty otherwise.
 type ErrorInfo struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	Retriable bool   `json:"retriable"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // RunError is the payload of run.error.

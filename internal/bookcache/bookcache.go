@@ -60,16 +60,23 @@ func WriteFile(path string, b []byte) error { return writeParts(path, [][]byte{b
 // writeParts is WriteFile of the concatenation of parts; without sync the
 // file is not fsynced (a cache, which its checksums check).
 func writeParts(path string, parts [][]byte, sync bool) error {
-	dir := filepath.Dir(path)
+	if err := MakeDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return atomicfile.WriteParts(path, parts, atomicfile.Options{Perm: 0o644, NoSync: !sync})
+}
+
+// MakeDir creates a book's state directory (StateDir), but not beside a
+// book whose folder has no write permission bit at all (a folder marked
+// read-only, also for root, who could write there anyway): the rule of
+// every file in it.
+func MakeDir(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
 			return fmt.Errorf("the folder %s is read-only", filepath.Dir(dir))
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteParts(path, parts, atomicfile.Options{Perm: 0o644, NoSync: !sync})
+	return os.MkdirAll(dir, 0o755)
 }
 
 // ErrStale is wrapped by the errors that say why a cache is not used: it

@@ -135,16 +135,21 @@ type SearchMode string
 const (
 	Exact  SearchMode = "exact"
 	Ranked SearchMode = "ranked"
+	// All finds the items holding every word, in any form (search.Index.All).
+	All SearchMode = "all"
 )
 
-// Search finds items: exact normalised phrase (document order) or BM25
-// ranking (best first). Results are pointers with scores and snippets.
+// Search finds items: exact normalised phrase (document order), every word
+// in any form (document order) or BM25 ranking (best first). Results are
+// pointers with scores and snippets.
 func Search(x *search.Index, d *document.Document, query string, mode SearchMode, opt search.Options) ([]search.Result, error) {
 	switch mode {
 	case Exact, "":
 		return x.Exact(d, query, opt)
 	case Ranked:
 		return x.Ranked(d, query, opt)
+	case All:
+		return x.All(d, query, opt)
 	}
-	return nil, fmt.Errorf("%w: unknown search mode %q (exact, ranked)", cursor.ErrSpec, mode)
+	return nil, fmt.Errorf("%w: unknown search mode %q (exact, ranked, all)", cursor.ErrSpec, mode)
 }

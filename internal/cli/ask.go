@@ -101,6 +101,9 @@ var ErrNotWritten = errors.New("edits not written")
 
 // AgentConfig is the command agent over a book.
 func AgentConfig(b *Book, m Model, maxSteps int) agent.Config {
+	if m.Embed != nil {
+		b.s.SetEmbeddings(m.Embed)
+	}
 	env := booktools.Env{Session: b.Session(), Book: b.ID(), Agent: m.CursorAgent(b)}
 	return agent.Config{Provider: m.Provider, Model: m.Info.ModelID, System: booktools.SystemPrompt,
 		Tools: booktools.Registry(env), MaxSteps: maxSteps}

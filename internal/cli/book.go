@@ -161,3 +161,17 @@ func backupPath(path string) string {
 	}
 	return path + ".bak"
 }
+
+func (r sessionReader) FindEntry(entry string, opt search.Options) (reading.FoundEntry, []search.Result, bool, error) {
+	hits, err := r.s.FindEntry(r.id, entry, opt)
+	if err != nil {
+		return reading.FoundEntry{}, nil, false, codexError(err)
+	}
+	e := reading.FoundEntry{ID: hits.Entry.ID, Name: hits.Entry.Name, Aliases: hits.Entry.Aliases}
+	return e, hits.Results, hits.More, nil
+}
+
+func (r sessionReader) EntryCursor(entry string, spec cursor.Spec) (cursor.Info, error) {
+	info, err := r.s.EntryCursor(r.id, entry, spec)
+	return info, codexError(err)
+}

@@ -17,7 +17,7 @@ func ioErrorf(format string, args ...any) error {
 }
 
 // ExitCode returns the exit code for an error: ExitOK for nil, ExitIO for
-// I/O errors (IOError, editor.ErrIO) and ExitUsage for everything else.
+// I/O errors (reading.IOError, editor.ErrIO) and ExitUsage for everything else.
 func ExitCode(err error) int {
 	var ioe *reading.IOError
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/reading"
@@ -13,6 +14,9 @@ import (
 type Model struct {
 	Provider llm.Provider
 	Info     models.Model
+	// Embed is the configured embedding model (nil when none): the book
+	// tools then search by meaning too.
+	Embed *editor.Embeddings
 }
 
 // LoadModel finds the model to use: spec (a model key or provider:model)
@@ -37,11 +41,24 @@ func LoadModel(spec, configPath string) (Model, error) {
 	if err != nil {
 		return Model{}, reading.Usagef("%v", err)
 	}
-	return Model{Provider: p, Info: info}, nil
+	m := Model{Provider: p, Info: info}
+	if e, _, err := reg.Embedder(""); err == nil {
+		m.Embed = &editor.Embeddings{Embedder: e, Model: embedKey(reg)}
+	}
+	return m, nil
 }
 
 // CursorAgent returns a cursor agent over the book's session using m.
 func (m Model) CursorAgent(b *Book) *cursoragent.Agent {
 	return &cursoragent.Agent{Provider: m.Provider, Model: m.Info.ModelID, Session: b.Session(),
 		JSONSchema: m.Info.SupportsJSONSchema}
+}
+
+// embedKey is the configured embedding model's key.
+func embedKey(reg *models.Registry) string {
+	spec, _ := reg.EmbedSpec()
+	if m, err := reg.Resolve(spec); err == nil {
+		return m.Key
+	}
+	return spec
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/reading"
+	"github.com/aitexteditor/aite/internal/search"
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
@@ -31,6 +32,7 @@ var navigateModes = map[string]cursoragent.Mode{
 type NavigateRequest struct {
 	Book, Task string
 	Keywords   []string
+	Entry      string // walk the items naming this codex entry
 	Targets    string // walk the items of this saved target set
 	Mode       string
 	N          int
@@ -48,8 +50,8 @@ type NavigateRequest struct {
 // or contacted, with the command line's own names for the modes.
 func CheckNavigate(req NavigateRequest) error {
 	if req.Resume != "" {
-		if req.Task != "" || len(req.Keywords) > 0 || req.Targets != "" || req.NGiven || req.Save != "" {
-			return reading.Usagef("--resume continues a task as it was started: give no TASK, --keywords, --targets, --n or --save with it")
+		if req.Task != "" || len(req.Keywords) > 0 || req.Entry != "" || req.Targets != "" || req.NGiven || req.Save != "" {
+			return reading.Usagef("--resume continues a task as it was started: give no TASK, --keywords, --entry, --targets, --n or --save with it")
 		}
 		return checkBatches(req.MaxBatches)
 	}
@@ -65,8 +67,8 @@ func CheckNavigate(req NavigateRequest) error {
 		return reading.Usagef("--n is only for --mode nth")
 	case req.Save != "" && mode != cursoragent.Collect:
 		return reading.Usagef("--save keeps what --mode collect collects; it needs --mode collect")
-	case len(req.Keywords) > 0 && req.Targets != "":
-		return reading.Usagef("give either --keywords or --targets, not both")
+	case btoi(len(req.Keywords) > 0)+btoi(req.Targets != "")+btoi(req.Entry != "") > 1:
+		return reading.Usagef("give one of --keywords, --entry and --targets")
 	}
 	for _, k := range req.Keywords {
 		if len(textnorm.Terms(k)) == 0 {
@@ -74,6 +76,13 @@ func CheckNavigate(req NavigateRequest) error {
 		}
 	}
 	return checkBatches(req.MaxBatches)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func checkBatches(n int) error {
@@ -111,7 +120,7 @@ func Navigate(ctx context.Context, req NavigateRequest) error {
 	}
 	defer b.Close()
 	a := req.Model.CursorAgent(b)
-	a.Store = cursoragent.FileStore{Dir: filepath.Join(editor.StateDir(req.Book), "tasks")}
+	a.Store = cursoragent.FileStore{Book: req.Book}
 	a.OnProgress = func(p cursoragent.Progress) {
 		fmt.Fprintf(req.Log, "batch %d of ~%d: %s … %s (%d items), %d matches so far\n",
 			p.Batch, p.Estimated, p.First, p.Last, p.Items, p.Evidence)
@@ -199,6 +208,16 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 	case len(req.Keywords) > 0:
 		spec = cursor.NewSpec(cursor.Keyword)
 		spec.Keywords = req.Keywords
+	case req.Entry != "":
+		hits, err := b.s.FindEntry(b.id, req.Entry, search.Options{IncludeHeadings: true})
+		if err != nil {
+			return spec, codexError(err)
+		}
+		spec = cursor.NewSpec(cursor.Search)
+		spec.Description = "the items naming " + hits.Entry.Name
+		for _, r := range hits.Results {
+			spec.IDs = append(spec.IDs, r.ID)
+		}
 	}
 	spec.IncludeHeadings = req.Headings
 	return spec, nil

@@ -30,6 +30,7 @@ type serveFlag struct {
 var serveFlags = []serveFlag{
 	{"addr", "server.addr", "host:port to listen on (server.addr)"},
 	{"data", "data", "the data directory: database, definitions and files live below it unless set explicitly"},
+	{"store", "storage.store", "postgres://user:password@host/db to keep everything in PostgreSQL, which several aite serve processes may share, or a SQLite file (storage.store)"},
 	{"db", "storage.sqlitePath", "the SQLite database file (storage.sqlitePath)"},
 	{"agents-dir", "dirs.agents", "agent definitions (dirs.agents)"},
 	{"models-dir", "dirs.models", "model files (dirs.models)"},
@@ -48,15 +49,17 @@ type serveDeps struct {
 	signals    []os.Signal
 	sampleName string
 	sample     []byte
+	web        server.WebApp
 }
 
 // NewServeCmd returns the `aite serve` command: the agent platform server
-// of PLATFORM_API.md on the configuration of internal/server/config. The
-// sample book (name and Markdown) is registered as a document on the first
-// start; cmd/aite passes examples/zvezdochkin.md.
-func NewServeCmd(sampleName string, sample []byte) *cobra.Command {
+// of PLATFORM_API.md on the configuration of internal/server/config, with
+// the web app webApp at / (nil: none). The sample book (name and Markdown)
+// is registered as a document on the first start; cmd/aite passes
+// examples/zvezdochkin.md and package web's app.
+func NewServeCmd(sampleName string, sample []byte, webApp server.WebApp) *cobra.Command {
 	return newServeCmd(serveDeps{env: os.Getenv, signals: []os.Signal{os.Interrupt, syscall.SIGTERM},
-		sampleName: sampleName, sample: sample})
+		sampleName: sampleName, sample: sample, web: webApp})
 }
 
 func newServeCmd(deps serveDeps) *cobra.Command {
@@ -65,10 +68,11 @@ func newServeCmd(deps serveDeps) *cobra.Command {
 	var cors bool
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent",
+		Short: "Run the agent platform server (REST + SSE under /api/ap) with the book editor agent and the web app",
 		Long:  serveHelp(),
 		Example: `  aite serve
   aite serve --addr :8080 --data /srv/aite
+  aite serve --store 'postgres://aite:secret@db:5432/aite' --addr :8080
   OPENAI_API_KEY=sk-... AITE_MODEL=openai:gpt-4o-mini aite serve
   aite serve --config ./aite.json --agents-dir ./my-agents`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -129,7 +133,7 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 		return &reading.UsageError{Err: err}
 	}
 	app, err := server.NewApp(ctx, cfg, server.AppOptions{Logger: logger, Env: deps.env, WorkDir: deps.workDir,
-		SampleName: deps.sampleName, Sample: deps.sample})
+		SampleName: deps.sampleName, Sample: deps.sample, Web: deps.web})
 	if err != nil {
 		if errors.Is(err, models.ErrConfig) {
 			return &reading.UsageError{Err: err}
@@ -144,6 +148,9 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "aite server: %s/api/ap (data in %s; Ctrl-C stops)\n", url, cfg.Data)
 	fmt.Fprintf(stdout, "MCP clients: %s%s (streamable HTTP)\n", url, server.MCPPath)
+	if deps.web != nil {
+		fmt.Fprintf(stdout, "open %s/\n", url)
+	}
 	if err := app.Serve(ctx, ln); err != nil {
 		return &reading.IOError{Err: err}
 	}
@@ -170,7 +177,8 @@ func serveHelp() string {
 	b.WriteString(`Run the agent platform server: the REST + SSE API of PLATFORM_API.md under
 /api/ap, with the book editor agent (bookEditor, the default agent) and one
 demo agent per feature (demoOneshot, demoReact, demoPlanner, demoAction,
-demoConfirm, demoSkill).
+demoConfirm, demoSkill), and the web app at / (open the printed address in
+a browser).
 
 Everything lives in one data directory (--data, default ./aite-data): the
 SQLite database aite.db and the directories agents/, models/, tools/,
@@ -181,6 +189,14 @@ when they change. On the first start the sample book examples/zvezdochkin.md
 is registered as the document "zvezdochkin". Auth is off and the server
 listens on 127.0.0.1:8080 unless configured otherwise. SIGINT or SIGTERM
 shuts it down gracefully: running runs end with run.error run_aborted.
+
+With --store postgres://… (or AITE_STORE) chats, runs, events and documents
+live in PostgreSQL instead, and several aite serve processes (nodes) may
+share the database behind a load balancer: a client can follow a run from
+any node, the runs of a node that dies are aborted by another within
+cluster.leaseMs plus a third, and edits of one document from several nodes
+are applied one after the other. Each node keeps its own data directory for
+the definitions (deploy the same files on every node).
 
 Configuration, lowest precedence first: built-in defaults, the config file
 (--config, $AITE_CONFIG, else ./aite.json if present; strict JSON, e.g.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -135,6 +136,38 @@ func TestServeStartsAndStops(t *testing.T) {
 	s.cancel()
 	require.NoError(t, s.wait(t))
 	require.Contains(t, s.stderr.String(), "shutting down")
+}
+
+// webStub is a web app serving one page at /.
+type webStub struct{}
+
+func (webStub) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	_, _ = w.Write([]byte("<!doctype html>app"))
+}
+func (webStub) Serves(p string) bool { return p == "/" }
+
+func TestServeWithTheWebApp(t *testing.T) {
+	wd := t.TempDir()
+	cmd := newServeCmd(serveDeps{env: serveEnv{}.get, workDir: wd, web: webStub{}})
+	s := &serving{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.SetArgs([]string{"--addr", "127.0.0.1:0", "--data", "d"})
+	cmd.SetOut(s.stdout)
+	cmd.SetErr(s.stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { s.done <- cmd.ExecuteContext(ctx) }()
+	api := s.url(t)
+	base := strings.TrimSuffix(api, "/api/ap")
+	require.Eventually(t, func() bool { return strings.HasSuffix(s.stdout.String(), "open "+base+"/\n") },
+		5*time.Second, 5*time.Millisecond, s.stdout.String())
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get(base + "/")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "<!doctype html>app", string(b))
+	require.Contains(t, agentKeys(t, api), "bookEditor", "the API is still there")
+	cancel()
+	require.NoError(t, s.wait(t))
 }
 
 func TestServeStopsOnSIGTERM(t *testing.T) {

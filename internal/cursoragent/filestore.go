@@ -10,14 +10,19 @@ import (
 	"regexp"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/editor"
 )
 
-// FileStore keeps task states as JSON files in a directory (the command
-// line keeps them in the book's state directory), so a task stopped by its
-// step limit can be resumed by a later process.
+// FileStore keeps task states as JSON files in the "tasks" directory of a
+// book file's state directory (editor.StateDir), so a task stopped by its
+// step limit can be resumed by a later process. The directory is made under
+// the rule of every state file: never in a folder marked read-only.
 type FileStore struct {
-	Dir string
+	Book string // the book file's path
 }
+
+// TasksDir is the directory of the task states of the book file book.
+func TasksDir(book string) string { return filepath.Join(editor.StateDir(book), "tasks") }
 
 var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -25,7 +30,7 @@ func (f FileStore) path(id string) (string, error) {
 	if !taskIDPattern.MatchString(id) {
 		return "", fmt.Errorf("%w: %q is not a task ID", ErrNoTask, id)
 	}
-	return filepath.Join(f.Dir, id+".json"), nil
+	return filepath.Join(TasksDir(f.Book), id+".json"), nil
 }
 
 // SaveTask writes the state atomically.
@@ -38,7 +43,7 @@ func (f FileStore) SaveTask(_ context.Context, st *TaskState) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
+	if _, err := editor.MakeStateDir(f.Book, "tasks"); err != nil {
 		return err
 	}
 	return atomicfile.Write(p, b, atomicfile.Options{Perm: 0o644})

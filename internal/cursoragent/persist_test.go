@@ -3,6 +3,7 @@ package cursoragent
 import (
 	"context"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestResumeFromSQLite(t *testing.T) {
 }
 
 func TestFileStore(t *testing.T) {
-	fs := FileStore{Dir: filepath.Join(t.TempDir(), "tasks")}
+	fs := FileStore{Book: filepath.Join(t.TempDir(), "book.md")}
 	st := &TaskState{Task: Task{ID: "abc123", Goal: "g"}, Steps: 3, Unjudged: []Range{{First: "1:p1", Last: "2:p2", Items: 2}}}
 	require.NoError(t, fs.SaveTask(context.Background(), st))
 	got, err := fs.LoadTask(context.Background(), "abc123")
@@ -52,4 +53,17 @@ func TestFileStore(t *testing.T) {
 		_, err := fs.LoadTask(context.Background(), bad)
 		require.ErrorIs(t, err, ErrNoTask, bad)
 	}
+}
+
+// TestFileStoreLeavesReadOnlyFoldersAlone: a task state is never written
+// into a folder marked read-only, even by root, who could.
+func TestFileStoreLeavesReadOnlyFoldersAlone(t *testing.T) {
+	dir := t.TempDir()
+	fs := FileStore{Book: filepath.Join(dir, "book.md")}
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	require.Error(t, fs.SaveTask(context.Background(), &TaskState{Task: Task{ID: "abc123"}}))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "nothing is created in the read-only folder")
 }

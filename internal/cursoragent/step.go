@@ -17,6 +17,10 @@ import (
 //go:embed prompt.md
 var systemPrompt string
 
+// SystemPrompt returns the fixed system prompt of every cursor-agent call
+// (what a cost estimate counts for each batch).
+func SystemPrompt() string { return systemPrompt }
+
 const dedupRule = "Report an item at most once; items already in the evidence are ignored, and only pointers of the current batch count."
 
 // decision is the model's JSON answer.

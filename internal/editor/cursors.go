@@ -54,10 +54,12 @@ type SearchMode = bookview.SearchMode
 const (
 	Exact  = bookview.Exact
 	Ranked = bookview.Ranked
+	All    = bookview.All
 )
 
-// Search finds items: exact normalised phrase (document order) or BM25
-// ranking (best first). Results are pointers with scores and snippets.
+// Search finds items: exact normalised phrase (document order), every word
+// in any form (document order) or BM25 ranking (best first). Results are
+// pointers with scores and snippets.
 func (s *Session) Search(id, query string, mode SearchMode, opt search.Options) ([]search.Result, error) {
 	var out []search.Result
 	err := s.with(id, func(b *book) error {

@@ -1,6 +1,9 @@
 package editor
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/document"
 )
@@ -39,6 +42,39 @@ func (s *Session) Items(id, from string, limit int, kinds []document.Kind) (Item
 		var err error
 		out, err = bookview.Items(b.doc, from, limit, kinds)
 		return err
+	})
+	return out, err
+}
+
+// ItemsAt returns up to limit items from index from (0-based; past the end
+// gives none) and the number of items of the book. It costs time in
+// proportion to limit, wherever from is.
+func (s *Session) ItemsAt(id string, from, limit int) (items []ItemView, total int, err error) {
+	err = s.with(id, func(b *book) error {
+		total = b.doc.Len()
+		if from < 0 || limit < 0 {
+			return fmt.Errorf("%w: from %d, limit %d", document.ErrRange, from, limit)
+		}
+		for i := from; i < min(total, from+limit); i++ {
+			items = append(items, bookview.View(b.doc, b.doc.At(i)))
+		}
+		return nil
+	})
+	return items, total, err
+}
+
+// ItemAfter returns the first item that ends after byte offset off of the
+// book's source (an error wrapping document.ErrRange when none does).
+func (s *Session) ItemAfter(id string, off int) (ItemView, error) {
+	var out ItemView
+	err := s.with(id, func(b *book) error {
+		n := b.doc.Len() // a decoded book builds only the items it looks at
+		i := sort.Search(n, func(i int) bool { return b.doc.At(i).End > off })
+		if i == n {
+			return fmt.Errorf("%w: no item ends after byte %d", document.ErrRange, off)
+		}
+		out = bookview.View(b.doc, b.doc.At(i))
+		return nil
 	})
 	return out, err
 }

@@ -41,6 +41,8 @@ var (
 type Session struct {
 	mu    sync.Mutex
 	books map[string]*book
+	emb   *Embeddings // search by meaning; nil when off
+	data  DataStore   // the data of books held in memory; nil: kept in the session only
 }
 
 type book struct {
@@ -62,6 +64,9 @@ type book struct {
 	// indexKept says the cache beside the book file holds the index of
 	// its current version, cacheStale that it does not hold that version.
 	indexKept, cacheStale bool
+	codex                 bookCodex   // loaded on first use
+	vec                   bookVectors // loaded on first use
+	store                 DataStore   // where a book held in memory keeps its data (nil: nowhere)
 }
 
 // New returns an empty session.
@@ -178,6 +183,7 @@ func (s *Session) Load(id string, src []byte) BookInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := newBook(id, "", bytes.Clone(src))
+	b.store = s.data
 	s.books[id] = b
 	return b.info()
 }
@@ -197,6 +203,7 @@ func (s *Session) LoadWithIDs(id string, src []byte, ids []int, next int) (BookI
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := bookOf(id, "", src, d)
+	b.store = s.data
 	s.books[id] = b
 	return b.info(), nil
 }

@@ -141,11 +141,26 @@ func writeRecord(book string, r *idRecord) error {
 		return err
 	}
 	b = append(b, '\n')
-	if err := bookcache.WriteFile(StatePath(book), b); err != nil {
+	if err := writeStateFile(StatePath(book), b); err != nil {
 		return err
 	}
 	r.raw = b
 	return nil
+}
+
+// writeStateFile writes one file of the state directory atomically
+// (bookcache.WriteFile: never in a folder marked read-only).
+func writeStateFile(path string, b []byte) error { return bookcache.WriteFile(path, b) }
+
+// MakeStateDir creates the directory name inside a book's state directory
+// (for records of other packages, such as evaluation results) under the
+// rule of every state file: never in a folder marked read-only.
+func MakeStateDir(book, name string) (string, error) {
+	if err := bookcache.MakeDir(StateDir(book)); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(StateDir(book), name)
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // IDOrigin says where the item IDs of an opened book file came from.

@@ -263,3 +263,22 @@ func TestNoStateBesideABookInAReadOnlyFolder(t *testing.T) {
 	require.Contains(t, info.Warning, "is read-only")
 	require.NoDirExists(t, StateDir(path), "nothing is created in a read-only folder, even by root")
 }
+
+func TestMakeStateDir(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "book.md")
+	require.NoError(t, os.WriteFile(path, []byte("# T\n"), 0o644))
+	got, err := MakeStateDir(path, "eval")
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(StateDir(path), "eval"), got)
+	require.DirExists(t, got)
+
+	ro := t.TempDir()
+	locked := filepath.Join(ro, "book.md")
+	require.NoError(t, os.WriteFile(locked, []byte("# T\n"), 0o444))
+	require.NoError(t, os.Chmod(ro, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(ro, 0o755) })
+	_, err = MakeStateDir(locked, "eval")
+	require.ErrorContains(t, err, "is read-only")
+	require.NoDirExists(t, StateDir(locked), "nothing is created in a read-only folder, even by root")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -20,7 +21,7 @@ const (
 	Server         ErrorKind = "server"           // 5xx or an error event inside the stream
 	Canceled       ErrorKind = "canceled"         // the caller's context was canceled
 	Timeout        ErrorKind = "timeout"          // a deadline (per-call timeout or the caller's) passed
-	Network        ErrorKind = "network"          // connection failure before any output
+	Network        ErrorKind = "network"          // connection failure or reset, before or during the output
 	Protocol       ErrorKind = "protocol"         // broken or malformed stream
 )
 
@@ -36,25 +37,62 @@ type Error struct {
 
 // Error formats the kind, status, message and cause.
 func (e *Error) Error() string {
+	s := e.format(e.Message)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// format is "llm: <kind> (HTTP <status>): <message>", leaving out what is
+// not there.
+func (e *Error) format(message string) string {
 	var b strings.Builder
 	b.WriteString("llm: ")
 	b.WriteString(string(e.Kind))
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
-	if e.Message != "" {
+	if message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(message)
 	}
 	return b.String()
 }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Public is what a client of the application may be told about e: the kind,
+// the HTTP status and the message, without the cause (which may name the
+// endpoint it failed to reach) and with network addresses redacted
+// (RedactAddresses). Log Error() instead, where operators read it.
+func (e *Error) Public() string { return e.format(RedactAddresses(e.Message)) }
+
+// PublicMessage is Public of the first *Error in err's chain; any other
+// error gets a generic text with its addresses redacted.
+func PublicMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Public()
+	}
+	if err == nil {
+		return ""
+	}
+	return RedactAddresses(err.Error())
+}
+
+// addressPattern matches URLs, IPv4/IPv6 addresses and host:port pairs.
+var addressPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+` + // a URL
+	`|\[[0-9a-fA-F:.]+\](?::\d+)?` + // [IPv6]:port
+	`|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b` + // IPv4[:port]
+	`|\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b` + // IPv6
+	`|(?:\b[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:)*[0-9a-fA-F]{1,4}\b` + // IPv6 with ::
+	`|\b[a-zA-Z][a-zA-Z0-9-]*(?:\.[a-zA-Z0-9-]+)*:\d{2,5}\b`) // host:port
+
+// RedactAddresses replaces the URLs, IP addresses and host:port pairs in s
+// with "<address>".
+func RedactAddresses(s string) string { return addressPattern.ReplaceAllString(s, "<address>") }
 
 // Retriable reports whether the same request may succeed later: rate limits,
 // server errors, network failures and timeouts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +143,31 @@ func TestRequestClone(t *testing.T) {
 	require.True(t, *orig.ParallelToolCalls)
 	require.Nil(t, (*llm.Request)(nil).Clone())
 	require.Nil(t, (&llm.Request{}).Clone().Messages)
+}
+
+func TestPublicMessageRedactsAddresses(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`Post "http://10.1.2.3:8000/v1/chat/completions": dial tcp 10.1.2.3:8000: connect: connection refused`,
+			`Post "<address>": dial tcp <address>: connect: connection refused`},
+		{"upstream llm-internal:8001 failed", "upstream <address> failed"},
+		{"dial tcp [fd00::5]:443: i/o timeout", "dial tcp <address>: i/o timeout"},
+		{"peer fe80::1 reset", "peer <address> reset"},
+		{"the model is busy, try again at 12:30", "the model is busy, try again at 12:30"},
+	}
+	for _, c := range cases {
+		if got := llm.RedactAddresses(c.in); got != c.want {
+			t.Errorf("llm.RedactAddresses(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	e := &llm.Error{Kind: llm.Network, Message: "connection failed", Err: errors.New(`dial tcp 10.0.0.7:11434: connection refused`)}
+	if got := llm.PublicMessage(fmt.Errorf("wrapped: %w", e)); got != "llm: network: connection failed" {
+		t.Errorf("PublicMessage = %q", got)
+	}
+	if !strings.Contains(e.Error(), "10.0.0.7") {
+		t.Errorf("Error() keeps the cause for the logs: %q", e.Error())
+	}
+	e = &llm.Error{Kind: llm.Server, Status: 502, Message: "bad gateway from http://gpu-7.internal:9000"}
+	if got := e.Public(); got != "llm: server (HTTP 502): bad gateway from <address>" {
+		t.Errorf("Public = %q", got)
+	}
 }

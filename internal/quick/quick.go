@@ -76,8 +76,8 @@ func Run(args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	if min, max := reading.Args(name); len(pos) < min || max >= 0 && len(pos) > max {
 		return 0, false
 	}
-	if c.Prepare(fs, pos[1:]) != nil {
-		return 0, false
+	if c.Prepare(fs, pos[1:]) != nil || reading.Heavy(c) {
+		return 0, false // an error to report, or the codex or a model to load
 	}
 	t := tape{stdout: stdout, stderr: stderr}
 	err, ok := run(c, pos[0], *asJSON, &t)

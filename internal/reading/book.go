@@ -55,6 +55,20 @@ type Reader interface {
 	Search(query string, mode bookview.SearchMode, opt search.Options) ([]search.Result, error)
 }
 
+// EntryReader is a Reader that knows the book's codex (docs/codex.md): the
+// command line's editor session does, a book read from its cache
+// (internal/quick) does not.
+type EntryReader interface {
+	// FindEntry lists the items naming a codex entry (its ID, name or an
+	// alias) and says whether the limit may have cut the list.
+	FindEntry(entry string, opt search.Options) (FoundEntry, []search.Result, bool, error)
+	// EntryCursor creates a cursor over the items naming a codex entry.
+	EntryCursor(entry string, spec cursor.Spec) (cursor.Info, error)
+}
+
+// errNoCodex is the error of --entry over a Reader without a codex.
+var errNoCodex = errors.New("--entry needs the book's codex, which this reader does not have")
+
 // Book is a book the reading commands work on.
 type Book struct {
 	r Reader

@@ -60,11 +60,27 @@ func Args(name string) (min, max int) {
 	return 1, 1
 }
 
-// FindCommand is `aite find BOOK.md WORD...`.
+// Heavy reports whether a prepared command needs more than a Reader: the
+// codex (--entry) or an embedding model (--semantic, --hybrid), which only
+// the ordinary command line loads.
+func Heavy(c Command) bool {
+	switch c := c.(type) {
+	case *FindCommand:
+		return c.req.Mode == FindEntry || c.req.Mode == FindSemantic || c.req.Mode == FindHybrid
+	case *CursorCommand:
+		return c.req.Entry != ""
+	}
+	return false
+}
+
+// FindCommand is `aite find BOOK.md WORD...` (or `aite find BOOK.md
+// --entry NAME`).
 type FindCommand struct {
 	exact, ranked, headings bool
+	semantic, hybrid        bool
 	kinds                   []string
-	within                  string
+	within, entry           string
+	embedModel, config      string
 	limit                   int
 	req                     FindRequest
 }
@@ -76,6 +92,11 @@ func (c *FindCommand) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.headings, "headings", false, "include headings")
 	fs.StringSliceVar(&c.kinds, "kind", nil, "find only items of these kinds (repeatable or comma-separated)")
 	fs.StringVar(&c.within, "within", "", "search only the section of the heading this pointer names")
+	fs.StringVar(&c.entry, "entry", "", "list the items naming this codex entry (its ID, name or an alias)")
+	fs.BoolVar(&c.semantic, "semantic", false, "rank the items by meaning (an embedding model)")
+	fs.BoolVar(&c.hybrid, "hybrid", false, "rank by words and meaning fused")
+	fs.StringVar(&c.embedModel, "embed-model", "", "the embedding model (default: AITE_EMBED_MODEL or embedModel)")
+	fs.StringVar(&c.config, "config", "", "read this config file instead of the usual ones")
 	fs.IntVar(&c.limit, "limit", search.DefaultLimit, fmt.Sprintf("list at most this many items (1..%d)", search.MaxLimit))
 }
 
@@ -85,6 +106,17 @@ func (c *FindCommand) Prepare(fs *pflag.FlagSet, args []string) error {
 	switch {
 	case c.exact && c.ranked:
 		return Usagef("give either --exact or --ranked, not both")
+	case btoi(c.exact)+btoi(c.ranked)+btoi(c.entry != "")+btoi(c.semantic)+btoi(c.hybrid) > 1:
+		return Usagef("give one of --exact, --ranked, --semantic, --hybrid and --entry")
+	case c.semantic:
+		req.Mode = FindSemantic
+	case c.hybrid:
+		req.Mode = FindHybrid
+	case c.entry != "":
+		req.Mode, req.Entry = FindEntry, c.entry
+		if !fs.Changed("limit") {
+			req.Limit = 0 // every item naming it unless told
+		}
 	case c.exact:
 		req.Mode = FindExact
 	case c.ranked:
@@ -101,6 +133,13 @@ func (c *FindCommand) Prepare(fs *pflag.FlagSet, args []string) error {
 	return err
 }
 
+// Request is the prepared request.
+func (c *FindCommand) Request() FindRequest { return c.req }
+
+// EmbedModel is what --embed-model and --config name (for the searches by
+// meaning, which the command line runs itself).
+func (c *FindCommand) EmbedModel() (model, config string) { return c.embedModel, c.config }
+
 // Run finds and prints the matches.
 func (c *FindCommand) Run(b *Book, asJSON bool, out, log io.Writer) error {
 	found, err := b.Find(c.req)
@@ -112,6 +151,13 @@ func (c *FindCommand) Run(b *Book, asJSON bool, out, log io.Writer) error {
 	}
 	WriteFound(out, log, found)
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ReadCommand is `aite read BOOK.md POINTER`.
@@ -217,6 +263,7 @@ func (c *OutlineCommand) Run(b *Book, asJSON bool, out, _ io.Writer) error {
 type CursorCommand struct {
 	keywords, kinds          []string
 	regex, within, after     string
+	entry                    string
 	maxElements, maxBytes    int
 	backward, noContent, noH bool
 	req                      CursorRequest
@@ -228,6 +275,7 @@ func (c *CursorCommand) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.kinds, "kind", nil, "keep only items of these kinds (repeatable or comma-separated)")
 	fs.StringVar(&c.regex, "regex", "", "keep only items whose plain text matches this regular expression")
 	fs.StringVar(&c.within, "within", "", "keep only the section of the heading this pointer names")
+	fs.StringVar(&c.entry, "entry", "", "walk the items naming this codex entry (its ID, name or an alias)")
 	fs.IntVar(&c.maxElements, "max-elements", cursor.DefaultMaxElements, fmt.Sprintf("items per portion (1..%d)", cursor.MaxElementsLimit))
 	fs.IntVar(&c.maxBytes, "max-bytes", cursor.DefaultMaxBytes, fmt.Sprintf("bytes of Markdown per portion (1..%d)", cursor.MaxBytesLimit))
 	fs.BoolVar(&c.backward, "backward", false, "walk from the end of the book")
@@ -242,7 +290,7 @@ func (c *CursorCommand) Prepare(*pflag.FlagSet, []string) error {
 	if err != nil {
 		return err
 	}
-	c.req = CursorRequest{Keywords: c.keywords, Kinds: kinds, Regex: c.regex, Within: c.within,
+	c.req = CursorRequest{Keywords: c.keywords, Entry: c.entry, Kinds: kinds, Regex: c.regex, Within: c.within,
 		MaxElements: c.maxElements, MaxBytes: c.maxBytes, Backward: c.backward, StartAfter: c.after,
 		NoContent: c.noContent, NoHeadings: c.noH}
 	_, err = c.req.Spec()

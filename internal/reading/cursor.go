@@ -14,6 +14,7 @@ import (
 // CursorRequest describes the one cursor of `aite cursor`.
 type CursorRequest struct {
 	Keywords    []string // each one keyword: its words ANDed, keywords ORed
+	Entry       string   // walk the items naming this codex entry instead
 	Kinds       []document.Kind
 	Regex       string
 	Within      string
@@ -30,6 +31,8 @@ type CursorRequest struct {
 func (r CursorRequest) Spec() (cursor.Spec, error) {
 	t := cursor.FullScan
 	switch {
+	case r.Entry != "" && len(r.Keywords) > 0:
+		return cursor.Spec{}, Usagef("give either --keywords or --entry, not both")
 	case len(r.Keywords) > 0:
 		t = cursor.Keyword
 	case len(r.Kinds) > 0 || r.Regex != "" || r.Within != "":
@@ -60,7 +63,16 @@ func (b *Book) Portions(req CursorRequest, emit func(cursor.Portion) error) erro
 	if err != nil {
 		return err
 	}
-	info, err := b.r.CreateCursor(spec)
+	var info cursor.Info
+	if req.Entry != "" {
+		er, ok := b.r.(EntryReader)
+		if !ok {
+			return errNoCodex
+		}
+		info, err = er.EntryCursor(req.Entry, spec)
+	} else {
+		info, err = b.r.CreateCursor(spec)
+	}
 	if err != nil {
 		return b.WithNearest(err)
 	}

@@ -27,13 +27,21 @@ const (
 	// FindRanked lists the items holding any of the words, best BM25 score
 	// first.
 	FindRanked FindMode = "ranked"
+	// FindEntry lists the items naming a codex entry by any of its names,
+	// in document order.
+	FindEntry FindMode = "entry"
+	// FindSemantic ranks the items by meaning (embeddings), best first.
+	FindSemantic FindMode = "semantic"
+	// FindHybrid fuses the ranking by words (BM25) and by meaning.
+	FindHybrid FindMode = "hybrid"
 )
 
 // FindRequest describes one search of a book.
 type FindRequest struct {
 	Words    []string
 	Mode     FindMode
-	Headings bool // include headings
+	Entry    string // FindEntry: the entry's ID, name or alias
+	Headings bool   // include headings
 	Kinds    []document.Kind
 	Within   string // a heading pointer: search its section only
 	// Limit caps the results; 0 lists every keyword match and
@@ -54,12 +62,24 @@ func CheckSearchLimit(n int) error {
 
 // Found is the JSON shape of a find.
 type Found struct {
-	Mode    FindMode  `json:"mode"`
-	Query   string    `json:"query"`
-	Results []FindHit `json:"results"`
+	Mode  FindMode    `json:"mode"`
+	Query string      `json:"query"`
+	Entry *FoundEntry `json:"entry,omitempty"`
+	// RankedBy is how a search by meaning ranked in the end: semantic,
+	// hybrid, or ranked (by words) when it fell back; Notice says why.
+	RankedBy string    `json:"rankedBy,omitempty"`
+	Notice   string    `json:"notice,omitempty"`
+	Results  []FindHit `json:"results"`
 	// LimitReached is set when the limit may have cut the list.
 	LimitReached bool `json:"-"`
 	limit        int
+}
+
+// FoundEntry is the entry an entry search looked for.
+type FoundEntry struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // FindHit is the JSON shape of one result: a snippet with ** ** around
@@ -86,6 +106,9 @@ func (b *Book) Find(req FindRequest) (Found, error) {
 	case FindKeyword, "":
 		out.Mode = FindKeyword
 		out.Results, out.LimitReached, err = b.findKeyword(req)
+	case FindEntry:
+		out.Query = req.Entry
+		out.Entry, out.Results, out.LimitReached, err = b.findEntry(req)
 	case FindExact, FindRanked:
 		out.Results, err = b.search(req)
 		if out.limit == 0 {
@@ -135,6 +158,20 @@ func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
 	}
 }
 
+// findEntry lists the items naming an entry.
+func (b *Book) findEntry(req FindRequest) (*FoundEntry, []FindHit, bool, error) {
+	er, ok := b.r.(EntryReader)
+	if !ok {
+		return nil, nil, false, errNoCodex
+	}
+	e, res, more, err := er.FindEntry(req.Entry, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+		IncludeHeadings: req.Headings, Within: req.Within})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return &e, SearchHits(res, false), more, nil
+}
+
 // search runs an exact or ranked search.
 func (b *Book) search(req FindRequest) ([]FindHit, error) {
 	mode := bookview.Exact
@@ -146,25 +183,47 @@ func (b *Book) search(req FindRequest) ([]FindHit, error) {
 	if err != nil {
 		return nil, err
 	}
+	return SearchHits(res, req.Mode == FindRanked), nil
+}
+
+// SearchHits turns search results into hits that show their snippets,
+// with their scores when withScore.
+func SearchHits(res []search.Result, withScore bool) []FindHit {
 	hits := make([]FindHit, len(res))
 	for i, r := range res {
 		hits[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
 			Snippet: r.Snippet, excerpt: r.Snippet}
-		if req.Mode == FindRanked {
+		if withScore {
 			hits[i].Score = r.Score
 		}
 	}
-	return hits, nil
+	return hits
+}
+
+// WithLimit returns f noting that limit may have cut its results (a
+// search given no limit gets search.DefaultLimit).
+func (f Found) WithLimit(limit int) Found {
+	if limit == 0 {
+		limit = search.DefaultLimit
+	}
+	f.limit, f.LimitReached = limit, len(f.Results) == limit
+	return f
 }
 
 // WriteFound writes one line per result, `POINTER  KIND  excerpt`, with the
 // score before the excerpt for a ranked search, to w, and the number of
 // results to status.
 func WriteFound(w, status io.Writer, f Found) {
+	if f.Notice != "" {
+		fmt.Fprintf(status, "aite: note: %s\n", f.Notice)
+	}
 	rows := make([][]string, len(f.Results))
 	for i, h := range f.Results {
 		rows[i] = []string{h.Pointer.String(), string(h.Kind)}
-		if f.Mode == FindRanked {
+		switch f.Mode {
+		case FindHybrid:
+			rows[i] = append(rows[i], fmt.Sprintf("%.4f", h.Score)) // fused ranks: at most 2/61
+		case FindRanked, FindSemantic:
 			rows[i] = append(rows[i], fmt.Sprintf("%.2f", h.Score))
 		}
 		rows[i] = append(rows[i], h.excerpt)

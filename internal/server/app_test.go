@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,8 +37,15 @@ type appRunning struct {
 // appStart builds an app on dataDir (port 0) with env and serves it.
 func appStart(t *testing.T, dataDir string, env appEnv) *appRunning {
 	t.Helper()
-	cfg, err := config.Load(config.Options{WorkDir: dataDir, Env: appEnv{}.get,
-		Flags: map[string]string{"server.addr": "127.0.0.1:0", "data": dataDir}})
+	return appStartWith(t, dataDir, env, nil)
+}
+
+// appStartWith is appStart with configuration flags.
+func appStartWith(t *testing.T, dataDir string, env appEnv, flags map[string]string) *appRunning {
+	t.Helper()
+	all := map[string]string{"server.addr": "127.0.0.1:0", "data": dataDir}
+	maps.Copy(all, flags)
+	cfg, err := config.Load(config.Options{WorkDir: dataDir, Env: appEnv{}.get, Flags: all})
 	require.NoError(t, err)
 	app, err := NewApp(context.Background(), cfg, AppOptions{Env: env.get, WorkDir: dataDir, SampleName: examples.SampleName, Sample: examples.Zvezdochkin,
 		WatchInterval: 5 * time.Millisecond, WatchDebounce: 20 * time.Millisecond, ShutdownTimeout: 5 * time.Second})
@@ -159,6 +167,10 @@ func TestAppStartsOnDefaults(t *testing.T) {
 	agents := appAgents(t, r)
 	for _, key := range []string{"bookEditor", "demoOneshot", "demoReact", "demoPlanner", "demoAction", "demoConfirm", "demoSkill"} {
 		require.Contains(t, agents, key)
+	}
+	require.Contains(t, agents, "bookEditorProtocol")
+	for _, internal := range []string{"cursorAgent", "paragraphEditor"} {
+		require.NotContains(t, agents, internal, "an internal sub-agent is not listed")
 	}
 	require.Equal(t, "REACT", agents["bookEditor"].Meta.Mode)
 	require.Contains(t, agents["bookEditor"].Meta.Tools, "editor-replace_text")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +57,29 @@ func TestEmitterApprovalEvents(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"tool.start", "tool.args", "tool.end", "tool.start", "tool.args", "tool.end", "tool.start", "tool.end",
-		"approval.request", "request.submit", "approval.decision", "tool.result", "tool.result",
-		"approval.request", "approval.decision", "tool.result", "run.complete"}, types)
+		"approval.request", "tool.start", "tool.args", "tool.end", // the same approval as the confirm tool
+		"request.submit", "approval.decision", "tool.result", "tool.result", "tool.result",
+		"approval.request", "tool.start", "tool.args", "tool.end", "approval.decision", "tool.result", "tool.result", "run.complete"}, types)
+	frames := map[string][]string{}
+	for _, e := range got {
+		b, err := e.MarshalJSON()
+		require.NoError(t, err)
+		if strings.Contains(string(b), `"toolId":"calls:r_call_2_0"`) {
+			frames[e.Type] = append(frames[e.Type], string(b[strings.Index(string(b), `"toolId"`):]))
+		}
+	}
+	args := `{"question":"Apply these 2 edits?","details":"replace \n- a\n+ b\n\nreplace_text {}",` +
+		`"edits":[{"toolId":"r_call_2_0","toolName":"replace_text","op":"replace","before":"a","after":"b"},` +
+		`{"toolId":"r_call_2_1","toolName":"replace_text","params":{}}]}`
+	require.Equal(t, map[string][]string{
+		"tool.start": {`"toolId":"calls:r_call_2_0","runId":"mtoewf3u","toolName":"confirm","toolType":"html","toolParams":` + args +
+			`,"description":"Confirm the proposed edits","toolKey":"confirm","toolTimeout":300000}`},
+		"tool.args":      {`"toolId":"calls:r_call_2_0","delta":` + strconv.Quote(args) + `,"chunkIndex":0}`},
+		"tool.end":       {`"toolId":"calls:r_call_2_0"}`},
+		"request.submit": {`"toolId":"calls:r_call_2_0","payload":{"decision":"partial","approved":["r_call_2_0"]}}`},
+		"tool.result": {`"toolId":"calls:r_call_2_0","result":` +
+			strconv.Quote(`{"confirmed":true,"decision":"partial","approved":["r_call_2_0"],"denied":["r_call_2_1"]}`) + `}`},
+	}, frames)
 	require.Equal(t, []string{
 		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_0","turn":2,"calls":[{"toolId":"r_call_2_0","toolName":"replace_text","instance":"t1","toolParams":{"pointer":"p"},"preview":{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}},{"toolId":"r_call_2_1","toolName":"replace_text","toolParams":{},"preview":null}],"timeoutMs":300000}`,
 		`"runId":"mtoewf3u","approvalId":"calls:r_call_2_0","decision":"partial","approved":["r_call_2_0"],"denied":["r_call_2_1"],"by":"user"}`,

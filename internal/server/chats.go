@@ -56,6 +56,7 @@ type ChatSummary struct {
 	LastRunContent string `json:"lastRunContent"`
 	ReadStatus     int    `json:"readStatus"`
 	ReadAt         *int64 `json:"readAt"`
+	DocumentID     string `json:"documentId,omitempty"` // [EXT] the document the chat is bound to
 }
 
 // ReadResult is the data of POST /read.
@@ -93,16 +94,26 @@ type CancelResult struct {
 
 // handleChats serves GET /chats: without lastRunId every chat by lastRunId
 // desc, then updatedAt desc; with lastRunId=X only the chats whose
-// lastRunId > X, ascending (incremental sync).
+// lastRunId > X, ascending (incremental sync). [EXT] documentId=D keeps
+// only the chats bound to document D.
 func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 	chats, err := s.opts.Store.ListChats(r.Context())
 	if err != nil {
 		s.writeInternal(w, r, err)
 		return
 	}
+	chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return !s.visible(r.Context(), c.Owner) })
 	after := strings.TrimSpace(r.URL.Query().Get("lastRunId"))
 	if after != "" {
 		chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return c.LastRunID <= after })
+	}
+	if doc := strings.TrimSpace(r.URL.Query().Get("documentId")); doc != "" {
+		id, ok := uuidCanonical(doc)
+		if !ok {
+			writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+			return
+		}
+		chats = slices.DeleteFunc(chats, func(c store.Chat) bool { return c.DocumentID != id })
 	}
 	slices.SortStableFunc(chats, func(a, b store.Chat) int {
 		c := cmp.Or(strings.Compare(a.LastRunID, b.LastRunID), a.UpdatedAt.Compare(b.UpdatedAt))
@@ -122,7 +133,7 @@ func (s *Server) handleChats(w http.ResponseWriter, r *http.Request) {
 func chatSummary(c store.Chat) ChatSummary {
 	sum := ChatSummary{ChatID: c.ID, ChatName: c.Name, AgentKey: c.AgentKey, CreatedAt: c.CreatedAt.UnixMilli(),
 		UpdatedAt: c.UpdatedAt.UnixMilli(), LastRunID: c.LastRunID, LastRunContent: c.LastRunContent,
-		ReadStatus: c.ReadStatus}
+		ReadStatus: c.ReadStatus, DocumentID: c.DocumentID}
 	if c.ReadAt != nil {
 		at := c.ReadAt.UnixMilli()
 		sum.ReadAt = &at
@@ -153,7 +164,8 @@ func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
 }
 
 // existingChat validates a chatId parameter (blank → V, non-UUID → 400)
-// and returns the chat it names (else 404).
+// and returns the chat it names (else, or when the request may not see it,
+// 404).
 func (s *Server) existingChat(ctx context.Context, raw string) (store.Chat, error) {
 	if strings.TrimSpace(raw) == "" {
 		return store.Chat{}, invalidFields(map[string]string{"chatId": reasonRequired})
@@ -162,7 +174,7 @@ func (s *Server) existingChat(ctx context.Context, raw string) (store.Chat, erro
 	if !ok {
 		return store.Chat{}, badRequest("chatId must be a valid UUID")
 	}
-	chat, err := s.opts.Store.GetChat(ctx, chatID)
+	chat, err := s.visibleChat(ctx, chatID)
 	if err != nil {
 		return store.Chat{}, chatLookupError(chatID, err)
 	}
@@ -233,36 +245,29 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 		}
 		d.RawMessages = &msgs
 	}
-	if id, ok := s.opts.Runs.Active(chat.ID); ok {
+	if id, ok := s.opts.Runs.Active(ctx, chat.ID); ok {
 		d.ActiveRunID = id
 	}
 	return d, nil
 }
 
-// runEvents returns the live event log of a run so far. A run marked
-// running is read from the RunManager (Subscribe's replay, which also holds
-// the events not yet flushed to the store); an ended run from the store.
+// runEvents returns the live event log of a run so far, from the store
+// (every event a client saw is stored): for a running run the events its
+// subscribers may see, so not a terminal event stored but not yet sent
+// (for a run of another node: while the store says it is running).
 func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, error) {
-	if run.Status != store.RunRunning {
-		return s.opts.Store.ListEvents(ctx, run.ID, 0)
-	}
-	ch, unsubscribe, err := s.opts.Runs.Subscribe(run.ID, 0)
+	log, err := s.opts.Store.ListEvents(ctx, run.ID, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer unsubscribe()
-	var out []store.Event
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return out, nil
-			}
-			out = append(out, store.Event{RunID: run.ID, Seq: e.Seq, Type: e.Type, Timestamp: e.Timestamp, Body: marshalEvent(e)})
-		default: // the replay is buffered before Subscribe returns: what is left is live
-			return out, nil
+	if visible, ok := s.opts.Runs.visibleSeq(run.ID); ok {
+		for len(log) > 0 && log[len(log)-1].Seq > visible {
+			log = log[:len(log)-1]
 		}
+	} else if n := len(log); run.Status == store.RunRunning && n > 0 && Terminal(log[n-1].Type) {
+		log = log[:n-1]
 	}
+	return log, nil
 }
 
 // mergeReferences appends the references of a stored query whose id has
@@ -337,11 +342,18 @@ func (s *Server) chatImageToken(ctx context.Context, chatID string) string {
 	return tok
 }
 
-// handleRuns serves GET /runs [EXT].
+// handleRuns serves GET /runs [EXT]: the running runs of every node the request may see.
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
-	list := s.opts.Runs.List()
+	list, err := s.opts.Runs.Running(r.Context())
+	if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
 	out := make([]RunSummary, 0, len(list))
 	for _, ri := range list {
+		if _, err := s.visibleChat(r.Context(), ri.ChatID); err != nil {
+			continue
+		}
 		out = append(out, RunSummary{RunID: ri.RunID, ChatID: ri.ChatID, AgentKey: ri.AgentKey, StartedAt: ri.StartedAt.UnixMilli()})
 	}
 	writeOK(w, out)
@@ -361,7 +373,11 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, map[string]string{"runId": reasonRequired})
 		return
 	}
-	switch err := s.opts.Runs.Cancel(runID); {
+	err := s.checkRun(r.Context(), runID)
+	if err == nil {
+		err = s.opts.Runs.Cancel(r.Context(), runID)
+	}
+	switch {
 	case errors.Is(err, ErrRunNotFound):
 		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
 	case errors.Is(err, ErrRunNotRunning):

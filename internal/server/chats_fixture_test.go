@@ -168,7 +168,7 @@ func newChEnvOn(t *testing.T, st store.Store, s chScript, wrap func(http.Handler
 	e := &chEnv{t: t, st: st, eng: newChEngine(s)}
 	e.eng.st = e.st
 	e.defs.Store(chLoadAgents(t, chAgentFiles))
-	e.runs = NewRunManager(e.st, RunOptions{FlushInterval: 5 * time.Millisecond})
+	e.runs = NewRunManager(e.st, RunOptions{})
 	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Runs: e.runs}
 	for _, f := range opts {
 		f(&o)

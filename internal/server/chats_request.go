@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/aitexteditor/aite/internal/api"
 )
@@ -51,8 +52,9 @@ func (s *Server) writeReqError(w http.ResponseWriter, r *http.Request, err error
 
 // decodeRequestJSON reads a JSON request body of at most MaxJSONBody bytes
 // into v (§ 1.1) with decodeJSON. An empty body counts as {} so the missing
-// fields are reported by validation; a larger body, malformed JSON, trailing
-// data or a field of the wrong type give a 400 *reqError.
+// fields are reported by validation; a larger body, invalid UTF-8 (which
+// encoding/json would silently replace), malformed JSON, trailing data or a
+// field of the wrong type give a 400 *reqError.
 func decodeRequestJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
 	if err != nil {
@@ -60,6 +62,9 @@ func decodeRequestJSON(w http.ResponseWriter, r *http.Request, v any) error {
 			return badRequest("Request body too large")
 		}
 		return badRequest("Unreadable request body")
+	}
+	if !utf8.Valid(body) {
+		return badRequest("Request body is not valid UTF-8")
 	}
 	return decodeJSON(body, v)
 }

@@ -59,6 +59,10 @@ func (s *Server) getData(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		chatID = ct.ChatID
+		if !s.tokenOwnsChat(r.Context(), ct) {
+			writeError(w, http.StatusForbidden, msgTokenInvalid, tokenErrorData{ErrorCode: auth.ErrTokenInvalid.Error()})
+			return
+		}
 	}
 	if resolveErr != nil { // step 4
 		writeError(w, http.StatusNotFound, auth.ErrFileNotFound.Error(), nil)
@@ -76,6 +80,16 @@ func (s *Server) getData(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.serveDataFile(w, r, target, q.Get("download") == "true") // step 6
+}
+
+// tokenOwnsChat reports whether a chat image token's subject (u) owns its
+// chat (c): a token belongs to its subject, so a token of a chat that
+// changed hands, or one issued to an admin for another user's chat, does
+// not open it (the admin uses the Bearer token). Chats without an owner,
+// and unknown ones (step 5 finds no file), pass.
+func (s *Server) tokenOwnsChat(ctx context.Context, ct auth.ChatToken) bool {
+	chat, err := s.opts.Store.GetChat(ctx, ct.ChatID)
+	return err != nil || chat.Owner == "" || chat.Owner == ct.Subject
 }
 
 // verifyChatToken verifies a chat image token; without an issuer every token
@@ -110,6 +124,7 @@ func (s *Server) serveDataFile(w http.ResponseWriter, r *http.Request, target st
 	h.Set("Content-Disposition", auth.ContentDisposition(name, download, ct))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", dataCSP)
 	h.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {

@@ -94,7 +94,7 @@ type dtRaw struct {
 
 func dtFetch(t *testing.T, h http.Handler, target string, header http.Header) dtRaw {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req := localRequest(http.MethodGet, target, nil)
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -250,13 +250,18 @@ func dtBearer(t *testing.T) string {
 // dtBearerFor signs an RS256 API token for a subject.
 func dtBearerFor(t *testing.T, subject string) string {
 	t.Helper()
+	return signedBearer(t, map[string]any{"sub": subject, "exp": dtNow.Add(time.Hour).Unix()})
+}
+
+// signedBearer signs claims as an RS256 JWT with dtRSAKey.
+func signedBearer(t *testing.T, claims map[string]any) string {
+	t.Helper()
 	enc := func(v any) string {
 		b, err := json.Marshal(v)
 		require.NoError(t, err)
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
-	input := enc(map[string]string{"alg": "RS256", "typ": "JWT"}) + "." +
-		enc(map[string]any{"sub": subject, "exp": dtNow.Add(time.Hour).Unix()})
+	input := enc(map[string]string{"alg": "RS256", "typ": "JWT"}) + "." + enc(claims)
 	digest := sha256.Sum256([]byte(input))
 	sig, err := rsa.SignPKCS1v15(rand.Reader, dtRSAKey(), crypto.SHA256, digest[:])
 	require.NoError(t, err)

@@ -52,6 +52,15 @@ const MaxDocumentName = 200
 // endpoint reads that report a revision, so the in-memory text, the stored
 // text and the revision always agree.
 //
+// Several nodes: on a store shared by several server processes
+// (store.DocumentLocks), each node keeps its own copy in memory, so the
+// per-document lock is also taken in the store, across the nodes, and a
+// copy older than the stored revision (another node edited the document)
+// is loaded again before the call: an edit is always made on the current
+// text and written as the next revision, never over another node's. A
+// reload starts the document's cursors and undo journal afresh; item ids
+// are kept (they are stored).
+//
 // Item ids survive restarts: the store keeps each document's item ids with
 // its text (written at create and with every edit), and a document is
 // loaded with them, so a pointer the model saw before a restart (in chat
@@ -72,8 +81,10 @@ type Documents struct {
 // docState is the in-memory state of one document.
 type docState struct {
 	mu       sync.Mutex
-	loaded   bool // the session holds the document
-	revision int  // the revision of the session's text
+	loaded   bool   // the session holds the document
+	revision int    // the revision of the session's text
+	src      string // the stored text at revision (the base of the next edit's splice)
+	owner    string // store.Document.Owner
 }
 
 // NewDocuments returns the documents of st; clock stamps creations and edits
@@ -82,7 +93,9 @@ func NewDocuments(st store.Store, clock func() time.Time) *Documents {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d := &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d.session.SetDataStore(docData{st: st, clock: clock})
+	return d
 }
 
 func (d *Documents) logger() *slog.Logger {
@@ -96,6 +109,11 @@ func (d *Documents) logger() *slog.Logger {
 // non-empty, ≤ max bytes) and stores a document at revision 0. The name is
 // trimmed and must have 1..MaxDocumentName characters.
 func (d *Documents) Create(ctx context.Context, name string, markdown []byte, maxBytes int64) (store.Document, error) {
+	return d.createAs(ctx, uuidV4(), name, markdown, maxBytes)
+}
+
+// createAs is Create with the document id given.
+func (d *Documents) createAs(ctx context.Context, id, name string, markdown []byte, maxBytes int64) (store.Document, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxDocumentName {
 		return store.Document{}, ErrDocumentName
@@ -104,21 +122,20 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	if err != nil {
 		return store.Document{}, err
 	}
-	id := uuidV4()
 	d.session.Load(id, src)
 	ids, next, err := d.session.ItemIDs(id)
 	now := d.clock()
 	var doc store.Document
 	if err == nil {
 		doc, err = d.st.CreateDocument(ctx, store.Document{ID: id, Name: name, Markdown: string(src),
-			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now})
+			ItemCount: len(ids), ItemIDs: ids, NextItemID: next, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 	}
 	if err != nil {
 		_ = d.session.Close(id)
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true}
+	d.docs[id] = &docState{loaded: true, src: doc.Markdown, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -156,28 +173,59 @@ func (d *Documents) entry(id string) *docState {
 // locked runs f under the lock of document id, loading the document from
 // the store into the session first if needed. An unknown document fails
 // with an error wrapping store.ErrNotFound (and leaves no state behind).
+// On a store shared by several nodes the lock is the store's too, and a
+// copy older than the stored revision is loaded again.
 func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) error) error {
 	ds := d.entry(id)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	if dl, ok := d.st.(store.DocumentLocks); ok {
+		rev, unlock, err := dl.LockDocument(ctx, id)
+		if err != nil {
+			d.forgetMissing(id, ds, err)
+			return err
+		}
+		defer unlock()
+		if ds.loaded && rev != ds.revision {
+			d.logger().Info("document changed on another node; loading it again", "documentId", id,
+				"revision", ds.revision, "stored", rev)
+			ds.loaded = false
+		}
+	}
 	if !ds.loaded {
 		doc, err := d.st.GetDocument(ctx, id)
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				d.mu.Lock()
-				if d.docs[id] == ds {
-					delete(d.docs, id)
-				}
-				d.mu.Unlock()
-			}
+			d.forgetMissing(id, ds, err)
 			return err
 		}
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision = true, doc.Revision
+		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
 	}
 	return f(ds)
+}
+
+// forgetMissing drops the state of a document the store does not have.
+func (d *Documents) forgetMissing(id string, ds *docState, err error) {
+	if !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	d.mu.Lock()
+	if d.docs[id] == ds {
+		delete(d.docs, id)
+	}
+	d.mu.Unlock()
+}
+
+// owner returns the owner of document id (loading it like every access).
+func (d *Documents) owner(ctx context.Context, id string) (string, error) {
+	var owner string
+	err := d.locked(ctx, id, func(ds *docState) error {
+		owner = ds.owner
+		return nil
+	})
+	return owner, err
 }
 
 // load puts a stored document into the session with the item ids it had
@@ -248,10 +296,35 @@ func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *curs
 			out[name] = t
 			continue
 		}
-		out[name] = &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		dt := &docTool{Tool: t, docs: d, docID: docID, runID: runID}
+		if booktools.IsEdit(t.Name()) {
+			out[name] = &editDocTool{docTool: dt, env: env}
+			continue
+		}
+		out[name] = dt
 	}
 	return out, nil
 }
+
+// editDocTool is a book edit tool: a docTool that can also preview a call
+// (engine.Previewer, for edit confirmation) under the document's lock.
+type editDocTool struct {
+	*docTool
+	env booktools.Env
+}
+
+// Preview implements engine.Previewer.
+func (t *editDocTool) Preview(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	var res tool.Result
+	err := t.docs.locked(ctx, t.docID, func(*docState) error {
+		var err error
+		res, err = booktools.Preview(t.env, t.Name(), args)
+		return err
+	})
+	return res, err
+}
+
+var _ engine.Previewer = (*editDocTool)(nil)
 
 // docTool runs a book tool under its document's lock and persists the edits
 // the call applied.
@@ -303,9 +376,16 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	}
 	n := 0
 	for err == nil && n < len(res.Edits) {
-		if err = d.record(ctx, ds, docID, runID, toolID, c, &res.Edits[n]); err == nil {
+		sp := &store.Splice{} // the text changed with the call's first edit
+		if n == 0 {
+			sp = spliceOf(ds.src, c.Markdown)
+		}
+		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, &res.Edits[n]); err == nil {
 			n++
 		}
+	}
+	if n > 0 {
+		ds.src = c.Markdown
 	}
 	switch {
 	case err == nil:
@@ -323,27 +403,18 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	return tool.Errorf("tool_failed", "The edit could not be saved, so it was not applied; the document is unchanged. Try again.")
 }
 
-// record stores one edit as the next revision and stamps it.
-func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, e *tool.Edit) error {
+// record stores one edit, which changed the text by sp, as the next
+// revision and stamps it.
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, sp *store.Splice, e *tool.Edit) error {
 	doc, err := d.st.ApplyDocumentEdit(ctx, docID, c, store.DocumentEdit{
 		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
-		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock()})
+		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp})
 	if err != nil {
 		return err
 	}
 	ds.revision = doc.Revision
 	e.Book, e.Revision = docID, doc.Revision
 	return nil
-}
-
-// itemCount returns the number of items of a loaded document.
-func (d *Documents) itemCount(id string) (int, error) {
-	for _, b := range d.session.Books() {
-		if b.ID == id {
-			return b.Items, nil
-		}
-	}
-	return 0, fmt.Errorf("document %s: %w", id, editor.ErrUnknownBook)
 }
 
 // documentSummary is DocumentSummary (times in epoch ms).
@@ -367,6 +438,8 @@ type outlineEntry struct {
 	Pointer string `json:"pointer"`
 	Level   int    `json:"level"`
 	Text    string `json:"text"`
+	Index   int    `json:"index"` // [EXT] the heading's item index
+	Items   int    `json:"items"` // [EXT] the items of its section, subsections included, the heading excluded
 }
 
 // documentItems is the data of GET /document/items.
@@ -385,6 +458,9 @@ type documentItem struct {
 	Type     string `json:"type"`
 	Level    int    `json:"level,omitempty"` // headings only
 	Markdown string `json:"markdown"`
+	Kind     string `json:"kind,omitempty"`  // [EXT] with format=html: the parser's kind (Quote, Table, …)
+	Depth    int    `json:"depth,omitempty"` // [EXT] with format=html: the nesting of lists around the item
+	HTML     string `json:"html,omitempty"`  // [EXT] with format=html: the item rendered
 }
 
 func summarizeDocument(d store.Document) documentSummary {
@@ -427,40 +503,45 @@ func (d *Documents) detail(ctx context.Context, id string) (documentDetail, erro
 			return err
 		}
 		out = documentDetail{documentSummary: summarizeDocument(doc), Outline: []outlineEntry{}}
-		out.Outline = flattenOutline(out.Outline, ov.Sections)
-		return nil
+		out.Outline, err = d.flattenOutline(id, out.Outline, ov.Sections)
+		return err
 	})
 	return out, err
 }
 
 // flattenOutline appends the headings of secs in document order.
-func flattenOutline(out []outlineEntry, secs []editor.SectionView) []outlineEntry {
+func (d *Documents) flattenOutline(id string, out []outlineEntry, secs []editor.SectionView) ([]outlineEntry, error) {
 	for _, s := range secs {
-		out = append(out, outlineEntry{Pointer: s.Pointer.String(), Level: s.Level, Text: s.Title})
-		out = flattenOutline(out, s.Children)
+		it, err := d.session.Resolve(id, s.Pointer.String())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, outlineEntry{Pointer: s.Pointer.String(), Level: s.Level, Text: s.Title,
+			Index: it.Index, Items: s.Total})
+		if out, err = d.flattenOutline(id, out, s.Children); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
-// items returns up to limit items of document id from index from.
-func (d *Documents) items(ctx context.Context, id string, from, limit int) (documentItems, error) {
+// items returns up to limit items of document id from index from, each
+// rendered as HTML too when html is set.
+func (d *Documents) items(ctx context.Context, id string, from, limit int, html bool) (documentItems, error) {
 	var out documentItems
 	err := d.locked(ctx, id, func(ds *docState) error {
-		total, err := d.itemCount(id)
+		views, total, err := d.session.ItemsAt(id, from, limit)
 		if err != nil {
 			return err
 		}
 		out = documentItems{DocumentID: id, Revision: ds.revision, Total: total, From: from, Items: []documentItem{}}
-		if from >= total {
-			return nil
-		}
-		v, err := d.session.Items(id, "", from+limit, nil)
-		if err != nil {
-			return err
-		}
-		for _, it := range v.Items[from:] {
-			out.Items = append(out.Items, documentItem{Index: it.Index, Pointer: it.Pointer.String(),
-				Type: itemType(it.Kind), Level: it.Level, Markdown: it.Markdown})
+		for _, it := range views {
+			item := documentItem{Index: it.Index, Pointer: it.Pointer.String(), Type: itemType(it.Kind),
+				Level: it.Level, Markdown: it.Markdown}
+			if html {
+				item.Kind, item.Depth, item.HTML = string(it.Kind), listDepth(it.Containers), renderItem(it)
+			}
+			out.Items = append(out.Items, item)
 		}
 		out.HasMore = from+len(out.Items) < total
 		return nil
@@ -479,6 +560,7 @@ type documentEditView struct {
 	Before     string `json:"before,omitempty"`
 	After      string `json:"after,omitempty"`
 	At         int64  `json:"at"`
+	RevertedTo *int   `json:"revertedTo,omitempty"` // [EXT] op revert: the revision restored
 }
 
 type documentHistory struct {
@@ -500,11 +582,14 @@ func (s *Server) registerDocuments() {
 		s.opts.Documents.Logger = s.opts.Logger
 	}
 	s.mux.HandleFunc("GET /api/ap/documents", s.listDocuments)
-	s.mux.HandleFunc("POST /api/ap/documents", s.createDocument)
+	s.Route("POST /api/ap/documents", http.HandlerFunc(s.createDocument),
+		Policy{Bodies: []string{"application/json", "multipart/form-data"}})
 	s.mux.HandleFunc("GET /api/ap/document", s.getDocument)
 	s.mux.HandleFunc("GET /api/ap/document/items", s.getDocumentItems)
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
 	s.mux.HandleFunc("GET /api/ap/document/history", s.getDocumentHistory)
+	s.registerDocumentViews()
+	s.registerCodex()
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
@@ -513,16 +598,19 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	out := make([]documentSummary, len(docs)) // the store lists most recently updated first
-	for i, d := range docs {
-		out[i] = summarizeDocument(d)
+	out := make([]documentSummary, 0, len(docs)) // the store lists most recently updated first
+	for _, d := range docs {
+		if s.visible(r.Context(), d.Owner) {
+			out = append(out, summarizeDocument(d))
+		}
 	}
 	writeOK(w, out)
 }
 
 // documentIDParam reads the required documentId parameter: blank → 400
-// Validation failed, not a UUID → 400; the id is returned in lowercase.
-func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+// Validation failed, not a UUID → 400; the id is returned in lowercase. A
+// document the request may not see is answered 404 like an unknown one.
+func (s *Server) documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id, ok := metaQuery(w, r, "documentId")
 	if !ok {
 		return "", false
@@ -530,6 +618,10 @@ func documentIDParam(w http.ResponseWriter, r *http.Request) (string, bool) {
 	canon, valid := uuidCanonical(id)
 	if !valid {
 		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
+		return "", false
+	}
+	if err := s.visibleDocument(r.Context(), canon); err != nil {
+		s.documentFailure(w, r, canon, err)
 		return "", false
 	}
 	return canon, true
@@ -546,7 +638,7 @@ func (s *Server) documentFailure(w http.ResponseWriter, r *http.Request, id stri
 }
 
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -565,7 +657,7 @@ const (
 )
 
 func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -587,7 +679,11 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	out, err := s.opts.Documents.items(r.Context(), id, from, limit)
+	html, ok := formatParam(w, r)
+	if !ok {
+		return
+	}
+	out, err := s.opts.Documents.items(r.Context(), id, from, limit, html)
 	if err != nil {
 		s.documentFailure(w, r, id, err)
 		return
@@ -596,8 +692,16 @@ func (s *Server) getDocumentItems(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
+		return
+	}
+	rev, ok := revisionParam(w, r)
+	if !ok {
+		return
+	}
+	if rev >= 0 {
+		s.rawAt(w, r, id, rev)
 		return
 	}
 	doc, err := s.opts.Store.GetDocument(r.Context(), id)
@@ -609,7 +713,7 @@ func (s *Server) getDocumentRaw(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
-	id, ok := documentIDParam(w, r)
+	id, ok := s.documentIDParam(w, r)
 	if !ok {
 		return
 	}
@@ -625,7 +729,8 @@ func (s *Server) getDocumentHistory(w http.ResponseWriter, r *http.Request) {
 	out := documentHistory{DocumentID: id, Edits: make([]documentEditView, len(edits))}
 	for i, e := range edits {
 		out.Edits[i] = documentEditView{Revision: e.Revision, RunID: e.RunID, ToolID: e.ToolID, Op: e.Op,
-			Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: e.At.UnixMilli()}
+			Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: e.At.UnixMilli(),
+			RevertedTo: e.RevertedTo}
 	}
 	writeOK(w, out)
 }

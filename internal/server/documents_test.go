@@ -71,7 +71,7 @@ func dcServer(t *testing.T, maxBytes int64) *dcEnv {
 // post sends a POST /documents with a content type.
 func (e *dcEnv) post(t *testing.T, contentType string, body []byte) mtEnvelope {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/api/ap/documents", bytes.NewReader(body))
+	req := localRequest(http.MethodPost, "/api/ap/documents", bytes.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
 	return mtDo(t, e.h, req)
 }
@@ -209,7 +209,7 @@ func TestDocumentOutlineAndItems(t *testing.T) {
 	// Row 82: the outline holds the headings with their label pointers.
 	d := mtData[documentDetail](t, mtGet(t, e.h, "/api/ap/document?documentId="+doc.DocumentID))
 	require.Equal(t, doc, d.documentSummary)
-	require.Equal(t, []outlineEntry{{"1:1", 1, "A"}, {"3:1.1", 2, "B"}}, d.Outline)
+	require.Equal(t, []outlineEntry{{"1:1", 1, "A", 0, 4}, {"3:1.1", 2, "B", 2, 2}}, d.Outline)
 
 	// Row 83: paging.
 	items := func(query string) documentItems {
@@ -218,8 +218,11 @@ func TestDocumentOutlineAndItems(t *testing.T) {
 	all := items("")
 	require.Equal(t, documentItems{DocumentID: doc.DocumentID, Revision: 0, Total: 5, From: 0, HasMore: false,
 		Items: []documentItem{
-			{0, "1:1", "heading", 1, "# A"}, {1, "2:1.p1", "paragraph", 0, "x"}, {2, "3:1.1", "heading", 2, "## B"},
-			{3, "4:1.1.p1", "paragraph", 0, "y"}, {4, "5:1.1.p2", "paragraph", 0, "z"},
+			{Index: 0, Pointer: "1:1", Type: "heading", Level: 1, Markdown: "# A"},
+			{Index: 1, Pointer: "2:1.p1", Type: "paragraph", Markdown: "x"},
+			{Index: 2, Pointer: "3:1.1", Type: "heading", Level: 2, Markdown: "## B"},
+			{Index: 3, Pointer: "4:1.1.p1", Type: "paragraph", Markdown: "y"},
+			{Index: 4, Pointer: "5:1.1.p2", Type: "paragraph", Markdown: "z"},
 		}}, all)
 	page := items("&from=1&limit=2")
 	require.Equal(t, 5, page.Total)
@@ -394,7 +397,7 @@ func TestBookToolsConcurrentRuns(t *testing.T) {
 		wg.Go(func() {
 			for range edits {
 				rec := httptest.NewRecorder()
-				e.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/ap/document/items?documentId="+doc.DocumentID, nil))
+				e.h.ServeHTTP(rec, localRequest(http.MethodGet, "/api/ap/document/items?documentId="+doc.DocumentID, nil))
 				var env struct{ Data documentItems }
 				if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || rec.Code != http.StatusOK {
 					t.Errorf("items: %d %s", rec.Code, rec.Body)
@@ -469,7 +472,7 @@ func TestPointersSurviveARestart(t *testing.T) {
 	r := e.restart()
 	require.Equal(t, before, dcPointers(t, r.h, doc.DocumentID))
 	outline := mtData[documentDetail](t, mtGet(t, r.h, "/api/ap/document?documentId="+doc.DocumentID)).Outline
-	require.Equal(t, []outlineEntry{{"1:1", 1, "A"}, {"3:1.1", 2, "B"}}, outline)
+	require.Equal(t, []outlineEntry{{"1:1", 1, "A", 0, 4}, {"3:1.1", 2, "B", 3, 1}}, outline)
 	// The pointers of the edit history name the same items (the deleted one none).
 	got, err := r.docs.session.Resolve(doc.DocumentID, ins.Edits[0].NewPointer)
 	require.NoError(t, err)

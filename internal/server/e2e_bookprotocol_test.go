@@ -334,9 +334,11 @@ const formalEntrance = "Профессор Звёздочкин торжеств
 // Determinism: the cursor agent's first reply waits until the client has
 // seen the denied call's tool.result, so the two results of turn 2 always
 // arrive in the same order.
-func TestGoldenProtocolAdvisorGatedEdit(t *testing.T) {
-	h := bookProtocolHarness(t, testBook, nil)
-	s := newScripted()
+// advisorGatedEdit runs the advisor-gated edit scenario; answer answers the
+// edit approval when a frame calls for it.
+func advisorGatedEdit(t *testing.T, answer func(h *harness, runID string, f frame)) (h *harness, s *scripted, runID string, frames, approvals []frame) {
+	h = bookProtocolHarness(t, testBook, nil)
+	s = newScripted()
 	denied := newCloser()
 	h.llm.SetHandler(func(req llmtest.Request) llmtest.Response {
 		agent, n := s.next(req)
@@ -381,9 +383,7 @@ func TestGoldenProtocolAdvisorGatedEdit(t *testing.T) {
 		}
 		return unexpected(t, "book editor", req)
 	})
-	var runID string
-	var approvals []frame
-	frames := h.run(`{"message":"Make the professor's entrance more formal","agentKey":"bookEditorProtocol","params":{"documentId":"`+h.docID+`"}}`,
+	frames = h.run(`{"message":"Make the professor's entrance more formal","agentKey":"bookEditorProtocol","params":{"documentId":"`+h.docID+`"}}`,
 		func(f frame) bool {
 			switch f.typ() {
 			case "run.start":
@@ -394,11 +394,20 @@ func TestGoldenProtocolAdvisorGatedEdit(t *testing.T) {
 				}
 			case "approval.request":
 				approvals = append(approvals, f)
-				h.approve(t, runID, f)
 			}
+			answer(h, runID, f)
 			return true
 		})
 	denied.close()
+	return h, s, runID, frames, approvals
+}
+
+func TestGoldenProtocolAdvisorGatedEdit(t *testing.T) {
+	h, s, runID, frames, approvals := advisorGatedEdit(t, func(h *harness, runID string, f frame) {
+		if f.typ() == "approval.request" {
+			h.approve(t, runID, f)
+		}
+	})
 	checkStream(t, frames, 1)
 	golden(t, "protocol_advisor_gated_edit", h.masked(frames))
 	snapshotsBeforeTools(t, frames)
@@ -429,7 +438,8 @@ func TestGoldenProtocolAdvisorGatedEdit(t *testing.T) {
 	// revision 1 with the call's toolId.
 	ty := types(frames)
 	e := slices.Index(ty, "document.edit")
-	if e < 0 || frames[e-1].typ() != "approval.decision" || frames[e+1].typ() != "tool.result" ||
+	if e < 2 || frames[e-2].typ() != "approval.decision" || frames[e-1].data["toolId"] != "calls:"+runID+"_call_3_0" ||
+		frames[e+1].typ() != "tool.result" ||
 		frames[e].data["toolId"] != runID+"_call_3_0" || frames[e].data["revision"] != float64(1) {
 		t.Fatalf("document.edit: %v / %v", ty, frames[max(e, 0)].data)
 	}
@@ -879,5 +889,71 @@ func TestGoldenProtocolInstancedEdit(t *testing.T) {
 	}
 	if ids := h.historyToolIDs(); !slices.Equal(ids, []string{runID + "_call_2_3", runID + "_call_2_4", runID + "_call_2_5"}) {
 		t.Errorf("document history toolIds: %v", ids)
+	}
+}
+
+// Issue 14: from a client that selects no document, every book tool of
+// bookEditorProtocol failed with "no book is open": the latest-document
+// fallback of bookEditor knew only the classic tool names. The protocol
+// book editor now works on the most recently updated document too, bound
+// to the chat like a selection.
+func TestBookProtocolWithoutSelectionUsesTheLatestDocument(t *testing.T) {
+	h := bookProtocolHarness(t, testBook, nil)
+	h.llm.SetHandler(func(llmtest.Request) llmtest.Response { return text("no solution") })
+	frames := h.run(`{"message":"Where does the professor first appear?","agentKey":"bookEditorProtocol"}`, nil)
+	chatID, _ := frames[0].data["chatId"].(string)
+	chat, err := h.st.GetChat(context.Background(), chatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.DocumentID != h.docID {
+		t.Errorf("the protocol book editor's chat is bound to document %q, want the latest, %q", chat.DocumentID, h.docID)
+	}
+}
+
+// Issue 14: a client that knows only the contract's frontend tools never
+// saw approval.request, so the run waited 300 s per edit. The approval is
+// also a call of the standard confirm tool (viewport confirm, with the
+// diffs): answering it through /submit like any confirm form applies the
+// edit.
+func TestProtocolEditApprovedThroughTheConfirmTool(t *testing.T) {
+	var confirm frame
+	h, _, _, frames, _ := advisorGatedEdit(t, func(h *harness, runID string, f frame) {
+		if f.typ() != "tool.start" || f.data["toolName"] != "confirm" {
+			return // a contract-only client ignores approval.* events
+		}
+		confirm = f
+		code, env := h.postJSON("/api/ap/submit", `{"runId":"`+runID+`","toolId":"`+f.data["toolId"].(string)+
+			`","params":{"confirmed":true,"comment":"looks right"}}`)
+		if data, _ := env["data"].(map[string]any); code != 200 || data["status"] != "accepted" {
+			t.Errorf("/submit of the confirm form: %d %v", code, env)
+		}
+	})
+	checkStream(t, frames, 1)
+	if confirm.data == nil || confirm.data["toolType"] != "html" || confirm.data["toolKey"] != "confirm" {
+		t.Fatalf("the approval is not offered as the confirm tool: %v", confirm.data)
+	}
+	params, _ := confirm.data["toolParams"].(map[string]any)
+	edits, _ := params["edits"].([]any)
+	if len(edits) != 1 || edits[0].(map[string]any)["pointer"] != "2:1.p1" ||
+		!strings.Contains(edits[0].(map[string]any)["after"].(string), "Профессор") {
+		t.Errorf("the confirm form does not show the diff: %v", params)
+	}
+	if last := frames[len(frames)-1]; last.typ() != "run.complete" {
+		t.Fatalf("the run ended with %v", last.data)
+	}
+	var edited bool
+	for _, f := range frames {
+		edited = edited || f.typ() == "document.edit"
+	}
+	if !edited {
+		t.Error("the confirmed edit was not applied")
+	}
+	if r := resultPayload(t, toolResult(frames, confirm.data["toolId"].(string))); r["confirmed"] != true || r["decision"] != "approve" {
+		t.Errorf("the confirm call's result: %v", r)
+	}
+	_, raw := h.get("/api/ap/document/raw?documentId=" + h.docID)
+	if rev := raw["data"].(map[string]any)["revision"]; rev != float64(1) {
+		t.Errorf("revision %v after the confirmed edit", rev)
 	}
 }

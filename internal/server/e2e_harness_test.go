@@ -77,10 +77,12 @@ func upperTool() tool.Tool {
 
 type harnessOptions struct {
 	heartbeat       time.Duration
+	stall           time.Duration // sse.stallTimeoutMs
 	frontendTimeout time.Duration
 	files           map[string]string // definition files below the definitions root
 	modelURL        string            // the models' endpoint instead of the harness's fake server
 	dbPath          string            // an existing database to open ("" = a new one)
+	store           store.Store       // the store to use instead of a SQLite file (closed by the caller)
 	book            []byte            // the document the harness creates (default testBook)
 	recover         bool              // mark runs left running as aborted before serving
 	// tools are extra Go backend tools (next to upper and the book tools).
@@ -182,12 +184,16 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if dbPath == "" {
 		dbPath = filepath.Join(root, "aite.db")
 	}
-	st, err := sqlite.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
+	var st store.Store = opts.store
+	if st == nil {
+		sq, err := sqlite.Open(dbPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = sq
 	}
 	h.st = st
-	h.runs = server.NewRunManager(st, server.RunOptions{FlushInterval: 20 * time.Millisecond})
+	h.runs = server.NewRunManager(st, server.RunOptions{})
 	if opts.recover {
 		if err := h.runs.RecoverInterrupted(context.Background()); err != nil {
 			t.Fatal(err)
@@ -234,7 +240,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		eng.ContextProviders = providers
 	}
 	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
-		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, DefaultAgent: "bookEditor"})
+		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
 	h.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,12 +31,12 @@ func TestKillChildServer(t *testing.T) {
 	}
 	h := newHarness(t, harnessOptions{dbPath: filepath.Join(dir, "aite.db")})
 	h.llm.SetHandler(func(llmtest.Request) llmtest.Response {
-		parts := make([]string, 200)
+		parts := make([]string, 2000)
 		for i := range parts {
 			parts[i] = "word "
 		}
 		r := text(parts...)
-		r.Delay = 20 * time.Millisecond
+		r.Delay = 2 * time.Millisecond
 		return r
 	})
 	if err := os.WriteFile(filepath.Join(dir, "url.tmp"), []byte(h.srv.URL), 0o644); err != nil {
@@ -48,11 +49,13 @@ func TestKillChildServer(t *testing.T) {
 }
 
 // TestKillAndRestart kills the server process (SIGKILL) in the middle of a
-// streaming run, then starts a new server on the same database: it lists
-// the chat, /chat shows the run up to the last persisted event followed by
-// run.error run_aborted, and every event a client received at least one
-// flush interval before the kill is stored exactly as it was sent (§ 3.6,
-// issue #7 item 5).
+// streaming run, right after the client received an event, then starts a
+// new server on the same database: every event the client received is
+// stored exactly as it was sent (durable before sent, issue 14), a reattach
+// with the client's Last-Event-ID gets only later seqs and ends with the
+// run's terminal event, run.error run_aborted (whose seq the client never
+// saw), the chat is listed, and /chat shows the run up to the last stored
+// event followed by run.error run_aborted (§ 3.6, issue #7 item 5).
 func TestKillAndRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
@@ -89,12 +92,13 @@ func TestKillAndRestart(t *testing.T) {
 		if f.typ() == "content.delta" {
 			deltas++
 		}
-		return deltas < 10
+		if deltas == 50 { // kill at once, before returning from the callback
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return deltas < 50
 	})
-	time.Sleep(150 * time.Millisecond) // > the 20 ms flush interval: what was seen is stored
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
 	_ = cmd.Wait()
 	killed = true
 	resp.Body.Close()
@@ -121,6 +125,25 @@ func TestKillAndRestart(t *testing.T) {
 	last := stored[len(stored)-1]
 	if last.Type != "run.error" || !strings.Contains(string(last.Body), `"code":"run_aborted"`) {
 		t.Errorf("last stored event %s %s, want run.error run_aborted", last.Type, last.Body)
+	}
+	// The client reattaches with the last id it saw: later seqs only, up to
+	// the terminal event.
+	seenLast := frameSeq(seen[len(seen)-1])
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/ap/run/stream?runId="+runID, nil)
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(seenLast, 10))
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := readFrames(t, again.Body, nil)
+	again.Body.Close()
+	if len(rest) == 0 || rest[len(rest)-1].typ() != "run.error" {
+		t.Fatalf("the reattach after the kill ends without the terminal event: %d events", len(rest))
+	}
+	for _, f := range rest {
+		if frameSeq(f) <= seenLast {
+			t.Errorf("the reattach after Last-Event-ID %d sent seq %d again", seenLast, frameSeq(f))
+		}
 	}
 	run, err := h.st.GetRun(context.Background(), runID)
 	if err != nil || run.Status != store.RunError || run.ErrorCode != "run_aborted" {
@@ -158,4 +181,10 @@ func TestKillAndRestart(t *testing.T) {
 // httpPost posts a JSON body.
 func httpPost(url, body string) (*http.Response, error) {
 	return http.Post(url, "application/json", strings.NewReader(body))
+}
+
+// frameSeq is the seq of an event frame.
+func frameSeq(f frame) int64 {
+	n, _ := f.data["seq"].(float64)
+	return int64(n)
 }

@@ -109,6 +109,27 @@ func (a *Assembler) DocumentEdit(toolID string, e tool.Edit) {
 	}
 }
 
+// ToolProgress emits tool.progress for a call that is known and has no
+// result yet (a late report is dropped).
+func (a *Assembler) ToolProgress(toolID string, p tool.Progress) {
+	if a.ended {
+		return
+	}
+	c := a.byID[toolID]
+	if c == nil || c.result || c.action {
+		return
+	}
+	a.closeBlock()
+	a.endOpenCalls()
+	var data json.RawMessage
+	if p.Data != nil {
+		if b, err := json.Marshal(p.Data); err == nil {
+			data = b
+		}
+	}
+	a.send(api.TypeToolProgress, api.ToolProgress{RunID: a.runID, ToolID: toolID, Kind: p.Kind, Message: p.Message, Data: data})
+}
+
 // ToolResult emits the one tool.result of a call.
 func (a *Assembler) ToolResult(id, result string) {
 	if a.ended {
@@ -266,6 +287,7 @@ func (a *Assembler) ApprovalRequest(p api.ApprovalRequest) {
 		p.Calls = []api.ApprovalCall{}
 	}
 	a.send(api.TypeApprovalRequest, p)
+	a.confirmCall(p)
 }
 
 // ApprovalDecision emits approval.decision before the calls' results, with
@@ -277,6 +299,7 @@ func (a *Assembler) ApprovalDecision(p api.ApprovalDecision) {
 	p.RunID = a.runID
 	p.Approved, p.Denied = nonNil(p.Approved), nonNil(p.Denied)
 	a.send(api.TypeApprovalDecision, p)
+	a.confirmResult(p)
 }
 
 // approvalEvent prepares an approval event of the calls ids (parent: the

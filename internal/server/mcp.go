@@ -20,32 +20,31 @@ const MCPPath = "/mcp"
 
 // mountMCP registers /mcp: the book tools over MCP (internal/mcpserver) on
 // the server's documents, over stateless streamable HTTP so any node can
-// answer. It sits in the mux, so it is behind everything Handler puts
-// around the routes (auth when on: a request needs a valid Bearer token,
-// and its subject scopes the proposals and pages). Cross-origin browser
-// requests are refused (http.CrossOriginProtection), loopback requests
-// under a foreign host name too (the SDK's DNS-rebinding check).
+// answer. It is a route of the mux with the strict default policy, so the
+// whole security chain applies (guard.go: Host check, cross-origin
+// protection, JSON bodies, a valid Bearer token when auth is on, whose
+// subject scopes the proposals and pages); the SDK's own DNS-rebinding
+// check stays on too.
 func (s *Server) mountMCP() {
 	state := mcpserver.NewState(s.opts.Clock, nil)
-	h := mcpserver.HTTPHandler(s.mcpLibrary, state, s.opts.Logger)
-	s.mux.Handle(MCPPath, http.NewCrossOriginProtection().Handler(h))
+	s.mux.Handle(MCPPath, mcpserver.HTTPHandler(s.mcpLibrary, state, s.opts.Logger))
 }
 
-// mcpLibrary is what one MCP request may use: the documents, as the
-// request's subject. Documents have no owner yet, so every subject sees
-// every document, as on /api/ap/documents.
+// mcpLibrary is what one MCP request may use: the documents the request's
+// subject may see (owner.go), as that subject.
 func (s *Server) mcpLibrary(r *http.Request) (mcpserver.Library, mcpserver.Options) {
 	subject, _ := auth.SubjectFrom(r.Context())
 	var agent *cursoragent.Agent
 	if s.opts.MCPCursorAgent != nil {
 		agent = s.opts.MCPCursorAgent()
 	}
-	return mcpDocuments{docs: s.opts.Documents, st: s.opts.Store, agent: agent},
+	return mcpDocuments{srv: s, docs: s.opts.Documents, st: s.opts.Store, agent: agent},
 		mcpserver.Options{Scope: subject, CursorAgent: agent != nil}
 }
 
 // mcpDocuments is the server's documents as an MCP library.
 type mcpDocuments struct {
+	srv   *Server // ownership (visible)
 	docs  *Documents
 	st    store.Store
 	agent *cursoragent.Agent
@@ -56,9 +55,11 @@ func (l mcpDocuments) Documents(ctx context.Context) ([]mcpserver.Document, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make([]mcpserver.Document, len(docs))
-	for i, d := range docs {
-		out[i] = mcpserver.Document{ID: d.ID, Name: d.Name, Items: d.ItemCount, Revision: d.Revision}
+	out := make([]mcpserver.Document, 0, len(docs))
+	for _, d := range docs {
+		if l.srv.visible(ctx, d.Owner) {
+			out = append(out, mcpserver.Document{ID: d.ID, Name: d.Name, Items: d.ItemCount, Revision: d.Revision})
+		}
 	}
 	return out, nil
 }
@@ -69,6 +70,9 @@ func (l mcpDocuments) Open(ctx context.Context, id string) (mcpserver.Book, erro
 		return nil, fmt.Errorf("%w: %s is not a documentId (a UUID)", mcpserver.ErrNotFound, id)
 	}
 	doc, err := l.st.GetDocument(ctx, canon)
+	if err == nil && !l.srv.visible(ctx, doc.Owner) {
+		err = store.ErrNotFound // another subject's document is not there for this one
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", mcpserver.ErrNotFound, id)
 	} else if err != nil {

@@ -134,13 +134,31 @@ func TestMCPAuth(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 	_ = resp.Body.Close()
 
+	// A document belongs to the subject that created it: another subject
+	// neither lists it nor reaches it by its id (the sample book, created
+	// without auth, belongs to nobody: admins only).
+	own, err := e.docs.Create(auth.WithSubject(context.Background(), "alice"), "alice's", []byte("# A\n\nText.\n\nMore.\n"), 0)
+	require.NoError(t, err)
 	alice := e.connect(t, dtBearerFor(t, "alice"), "2025-11-25", nil)
 	bob := e.connect(t, dtBearerFor(t, "bob"), "2025-11-25", nil)
-	p, _ := mcpCall(t, alice, "propose_delete", map[string]any{"documentId": e.id, "pointer": "2"})
-	_, isErr := mcpCall(t, bob, "apply_edit", map[string]any{"proposalId": p["proposalId"]})
+	p, isErr := mcpCall(t, alice, "propose_delete", map[string]any{"documentId": own.ID, "pointer": "2"})
+	require.False(t, isErr, "%v", p)
+	_, isErr = mcpCall(t, bob, "apply_edit", map[string]any{"proposalId": p["proposalId"]})
 	require.True(t, isErr, "bob cannot apply alice's proposal")
 	_, isErr = mcpCall(t, alice, "apply_edit", map[string]any{"proposalId": p["proposalId"]})
 	require.False(t, isErr)
+	ids := func(cs *mcp.ClientSession) []string {
+		got, _ := mcpCall(t, cs, "list_documents", map[string]any{})
+		var out []string
+		for _, d := range got["documents"].([]any) {
+			out = append(out, d.(map[string]any)["documentId"].(string))
+		}
+		return out
+	}
+	require.Contains(t, ids(alice), own.ID)
+	require.NotContains(t, ids(bob), own.ID)
+	got, isErr := mcpCall(t, bob, "editor-read", map[string]any{"documentId": own.ID, "pointer": "1"})
+	require.True(t, isErr, "bob cannot read alice's document: %v", got)
 }
 
 // TestMCPCrossOrigin: a browser request from another site is refused; one

@@ -120,7 +120,7 @@ func tagParam(r *http.Request) string {
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 	snap, tag := s.snapshot(), tagParam(r)
 	out := []agentSummary{}
-	for _, a := range snap.Agents() { // sorted by key
+	for _, a := range listedAgents(snap) { // sorted by key
 		fields := slices.Concat([]string{a.Key, a.Name, a.Description, a.Role}, a.Tools, skillNames(snap, a.Skills))
 		if tagMatches(tag, fields...) {
 			out = append(out, s.agentSummary(a))

@@ -103,7 +103,7 @@ type mtEnvelope struct {
 // mtGet performs a GET on h and decodes the envelope.
 func mtGet(t *testing.T, h http.Handler, target string) mtEnvelope {
 	t.Helper()
-	return mtDo(t, h, httptest.NewRequest(http.MethodGet, target, nil))
+	return mtDo(t, h, localRequest(http.MethodGet, target, nil))
 }
 
 func mtDo(t *testing.T, h http.Handler, req *http.Request) mtEnvelope {
@@ -156,7 +156,7 @@ func TestMetaEnvelopeAndValidation(t *testing.T) {
 		mtFail(t, env, http.StatusBadRequest, "Validation failed", `{"fields": {"`+tc.field+`": "must not be blank"}}`)
 	}
 	// Wrong method and unknown paths are 404 envelopes.
-	mtFail(t, mtDo(t, h, httptest.NewRequest(http.MethodPost, "/api/ap/agents", nil)), http.StatusNotFound, "Not found", `{}`)
+	mtFail(t, mtDo(t, h, localRequest(http.MethodPost, "/api/ap/agents", nil)), http.StatusNotFound, "Not found", `{}`)
 }
 
 func TestMetaAgents(t *testing.T) {
@@ -318,4 +318,13 @@ func TestMetaToolsProtocolKinds(t *testing.T) {
 		}
 		return out
 	}())
+}
+
+// localRequest is httptest.NewRequest for a client on the server's own
+// machine: Host localhost (the security chain answers loopback names only,
+// unless configured).
+func localRequest(method, target string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(method, target, body)
+	r.Host = "localhost"
+	return r
 }

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -91,10 +94,24 @@ func (s *Server) prepareQuery(ctx context.Context, req api.QueryRequest) (*prepa
 	if err := s.resolveDocument(ctx, q); err != nil {
 		return nil, err
 	}
-	if id, ok := s.opts.Runs.Active(q.chatID); ok {
+	if id, ok := s.supersede(ctx, q.chatID); !ok {
 		return nil, busyError(id)
 	}
 	return q, nil
+}
+
+// supersedeWait bounds how long a query waits for the run it supersedes to
+// end (its terminal event stored and its chat updated).
+const supersedeWait = 10 * time.Second
+
+// supersede applies the busy-chat rule: a chat's running run that a client
+// follows keeps the chat (400 busy, § 2.1); one that no client follows any
+// more (the client's Stop closed the stream, or a reload) is canceled with
+// reason superseded, so the new query runs (RunManager.Supersede).
+func (s *Server) supersede(ctx context.Context, chatID string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, supersedeWait)
+	defer cancel()
+	return s.opts.Runs.Supersede(ctx, chatID)
 }
 
 // busyError is 400 "Chat has an active run: <runId>" with data.activeRunId.
@@ -117,6 +134,8 @@ func (s *Server) resolveChat(ctx context.Context, q *preparedQuery) error {
 		return nil
 	case err != nil:
 		return err
+	case !s.visible(ctx, chat.Owner):
+		return chatLookupError(q.chatID, store.ErrNotFound) // another user's chat
 	}
 	q.chat, q.exists = chat, true
 	runs, err := s.opts.Store.ListRuns(ctx, q.chatID)
@@ -136,17 +155,17 @@ func (s *Server) resolveAgent(q *preparedQuery) error {
 		return errors.New("server: no definitions loaded")
 	}
 	if q.exists && q.chat.AgentKey != "" {
-		if a, ok := q.defs.Agent(q.chat.AgentKey); ok {
+		if a, ok := runnableAgent(q.defs, q.chat.AgentKey); ok {
 			q.agent = a
 			return nil
 		}
 	}
 	key := strings.TrimSpace(q.req.AgentKey)
-	a, ok := q.defs.Agent(key)
+	a, ok := runnableAgent(q.defs, key)
 	switch strings.ToLower(key) {
 	case "", "auto", "default":
-		if a, ok = q.defs.Agent(s.opts.DefaultAgent); !ok {
-			if all := q.defs.Agents(); len(all) > 0 {
+		if a, ok = runnableAgent(q.defs, s.opts.DefaultAgent); !ok {
+			if all := listedAgents(q.defs); len(all) > 0 {
 				a, ok = all[0], true
 			}
 		}
@@ -162,10 +181,23 @@ func (s *Server) resolveAgent(q *preparedQuery) error {
 	return nil
 }
 
+// runnableAgent returns the agent key names unless it is an internal
+// sub-agent (AgentDef.Internal), which only its parent agents run.
+func runnableAgent(defs *agentdef.Snapshot, key string) (agentdef.AgentDef, bool) {
+	a, ok := defs.Agent(key)
+	return a, ok && !a.Internal
+}
+
+// listedAgents are the agents clients see (GET /agents, the available
+// list), sorted by key: all but the internal sub-agents.
+func listedAgents(defs *agentdef.Snapshot) []agentdef.AgentDef {
+	return slices.DeleteFunc(defs.Agents(), func(a agentdef.AgentDef) bool { return a.Internal })
+}
+
 // unknownAgent is 400 "Unknown agentId: <key>. Available: [<k1>, <k2>]".
 func unknownAgent(key string, defs *agentdef.Snapshot) error {
 	var keys []string
-	for _, a := range defs.Agents() {
+	for _, a := range listedAgents(defs) {
 		keys = append(keys, a.Key)
 	}
 	return badRequest("Unknown agentId: %s. Available: [%s]", key, strings.Join(keys, ", "))
@@ -189,29 +221,35 @@ func (s *Server) resolveDocument(ctx context.Context, q *preparedQuery) error {
 			if err != nil {
 				return err
 			}
-			if len(docs) > 0 {
-				q.docID = docs[0].ID
-				q.rebind = q.rebind || q.exists
+			for _, d := range docs {
+				if s.visible(ctx, d.Owner) {
+					q.docID = d.ID
+					q.rebind = q.rebind || q.exists
+					break
+				}
 			}
 		}
 		return nil
 	}
-	doc, err := s.opts.Store.GetDocument(ctx, sel)
-	if errors.Is(err, store.ErrNotFound) {
+	if err := s.visibleDocument(ctx, sel); errors.Is(err, store.ErrNotFound) {
 		return badRequest("Unknown documentId: %s", sel)
 	} else if err != nil {
 		return err
 	}
-	q.docID = doc.ID
-	q.rebind = q.rebind || (q.exists && q.chat.DocumentID != doc.ID)
+	q.docID = sel
+	q.rebind = q.rebind || (q.exists && q.chat.DocumentID != sel)
 	return nil
 }
 
-// bookToolNames are the names of the book tools.
+// bookToolNames are the names of the book tools: the classic ones and the
+// protocol book editor's activities.
 var bookToolNames = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
 	for _, t := range booktools.Tools(booktools.Env{}) {
 		names[strings.ToLower(t.Name())] = true
+	}
+	for _, n := range bookprotocol.ActivityNames() {
+		names[strings.ToLower(n)] = true
 	}
 	return names
 })
@@ -261,6 +299,10 @@ func documentSelection(req api.QueryRequest) (string, error) {
 	return sel, nil
 }
 
+// runIDAttempts bounds the run ids tried for one query: an id another
+// node issued in the same millisecond is taken, and the next one is tried.
+const runIDAttempts = 5
+
 // startRun stores the chat (created, or with its new binding), allocates
 // the runId and starts the run: bootstrap events, then the engine on the
 // run's own goroutine.
@@ -268,7 +310,19 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	if err := s.saveChat(ctx, q); err != nil {
 		return nil, err
 	}
-	runID := s.runID.Next()
+	for attempt := 1; ; attempt++ {
+		run, err := s.startRunAs(ctx, q, s.runID.Next())
+		if busy, ok := errors.AsType[*BusyError](err); ok {
+			return nil, busyError(busy.RunID)
+		}
+		if !errors.Is(err, store.ErrExists) || attempt == runIDAttempts {
+			return run, err
+		}
+	}
+}
+
+// startRunAs starts the run of q with id runID.
+func (s *Server) startRunAs(ctx context.Context, q *preparedQuery, runID string) (*Run, error) {
 	rq := requestQuery(q, runID)
 	stored, err := json.Marshal(rq)
 	if err != nil {
@@ -282,21 +336,16 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
 		Message: q.req.Message, Params: rq.Params, DocumentID: q.docID, ContinuePlan: continuePlan(q.req.Params),
 		Subject: subject, References: rq.References}
-	run, err := s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
+	return s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
 			return s.opts.Engine.Execute(ctx, spec, a)
 		},
-		Finished: func(ctx context.Context, log []api.Event) {
-			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, log)
+		Finished: func(ctx context.Context, content string) {
+			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)
 		},
 	})
-	if errors.Is(err, ErrChatBusy) {
-		id, _ := s.opts.Runs.Active(q.chatID)
-		return nil, busyError(id)
-	}
-	return run, err
 }
 
 // saveChat creates a new chat bound to the resolved agent and document, or
@@ -305,7 +354,7 @@ func (s *Server) saveChat(ctx context.Context, q *preparedQuery) error {
 	now := s.opts.Clock()
 	if !q.exists {
 		err := s.opts.Store.CreateChat(ctx, store.Chat{ID: q.chatID, Name: q.chatName(), AgentKey: q.agent.Key,
-			DocumentID: q.docID, CreatedAt: now, UpdatedAt: now})
+			DocumentID: q.docID, CreatedAt: now, UpdatedAt: now, Owner: ownerOf(ctx)})
 		if errors.Is(err, store.ErrExists) {
 			return errChatCreated
 		}
@@ -335,11 +384,13 @@ func (q *preparedQuery) chatName() string {
 }
 
 // requestQuery is the request.query payload (§ 3.2), also the stored
-// query of the run: the canonical chatId, requestId defaulting to the
-// runId, role to user, params without the internal "__" keys.
+// query of the run: the canonical chatId, the agentKey of the agent that
+// runs (whatever the request named: blank, auto, another agent while the
+// chat stays bound to its own), requestId defaulting to the runId, role to
+// user, params without the internal "__" keys.
 func requestQuery(q *preparedQuery, runID string) api.RequestQuery {
 	rq := api.RequestQuery{RequestID: strings.TrimSpace(q.req.RequestID), ChatID: q.chatID,
-		Role: strings.TrimSpace(q.req.Role), Message: q.req.Message, AgentKey: strings.TrimSpace(q.req.AgentKey),
+		Role: strings.TrimSpace(q.req.Role), Message: q.req.Message, AgentKey: q.agent.Key,
 		References: q.req.References, Scene: q.req.Scene, Stream: q.req.Stream}
 	if rq.RequestID == "" {
 		rq.RequestID = runID
@@ -369,8 +420,7 @@ func continuePlan(params map[string]json.RawMessage) bool {
 // updatedAt, lastRunContent (the run's content text, else the user
 // message), unread. RunSpec.Finished calls it before the terminal event
 // reaches any subscriber.
-func (s *Server) recordRunEnd(ctx context.Context, chatID, runID, message string, log []api.Event) {
-	content := contentText(log)
+func (s *Server) recordRunEnd(ctx context.Context, chatID, runID, message, content string) {
 	if content == "" {
 		content = message
 	}
@@ -404,7 +454,7 @@ func contentText(log []api.Event) string {
 // stream follows run runID from afterSeq on the response (§ 3.6): the
 // request is a mere subscriber, its end does not stop the run.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, runID string, afterSeq int64) {
-	events, unsubscribe, err := s.opts.Runs.Subscribe(runID, afterSeq)
+	sub, err := s.opts.Runs.Subscribe(r.Context(), runID, afterSeq)
 	if errors.Is(err, ErrRunNotFound) {
 		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
 		return
@@ -413,8 +463,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, runID string, af
 		s.writeInternal(w, r, err)
 		return
 	}
-	defer unsubscribe()
-	err = Serve(r.Context(), w, r, events, s.opts.Heartbeat, s.opts.DoneMarker)
+	defer sub.Close()
+	err = Serve(r.Context(), w, r, sub, StreamOptions{Heartbeat: s.opts.Heartbeat, Done: s.opts.DoneMarker, Stall: s.opts.Stall})
 	switch {
 	case errors.Is(err, ErrNoFlush):
 		s.writeInternal(w, r, err)

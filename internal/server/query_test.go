@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
@@ -149,8 +150,8 @@ func TestQueryBootstrapAndEcho(t *testing.T) {
 	runID = chRunID(t, evs)
 	var rq api.RequestQuery
 	require.NoError(t, json.Unmarshal([]byte(evs[0].Raw), &rq))
-	require.Equal(t, api.RequestQuery{RequestID: runID, ChatID: chatID, Role: "assistant", Message: "again"}, rq,
-		"requestId defaults to the runId")
+	require.Equal(t, api.RequestQuery{RequestID: runID, ChatID: chatID, Role: "assistant", Message: "again", AgentKey: "zeta"}, rq,
+		"requestId defaults to the runId; agentKey names the chat's agent, which runs")
 	require.False(t, e.eng.lastSpec(t).ContinuePlan)
 }
 
@@ -356,6 +357,60 @@ func TestQueryBusyChat(t *testing.T) {
 	require.Len(t, runs, 1, "no second run was stored")
 }
 
+// Issue 14: a client's Stop button only closed the stream, and the next
+// message got 400 "Chat has an active run" for up to 300 s. A query on a
+// chat whose running run no client follows supersedes that run: it ends
+// with run.error run_aborted, reason superseded, and the new run starts.
+// While a client follows it (here a reattached stream) the 400 stays.
+func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	e := newChEnv(t, chStall(release), nil)
+	first := e.query(`{"message":"hi"}`)
+	live := first.until(api.TypeContentDelta)
+	var chatID string
+	live[0].field(t, "chatId", &chatID)
+	runID := chRunID(t, live)
+
+	follower := e.open(http.MethodGet, "/api/ap/run/stream?runId="+runID, "", nil)
+	first.close() // the Stop button: the first client goes away
+	follower.until(api.TypeContentDelta)
+	e.fail(http.MethodPost, "/api/ap/query", `{"message":"again","chatId":"`+chatID+`"}`, 400, "Chat has an active run: "+runID)
+
+	follower.close() // now nobody follows the run
+	waitClients(t, e.runs, runID, 0)
+	second := e.query(`{"message":"again","chatId":"` + chatID + `"}`)
+	evs := second.until(api.TypeRunStart)
+	require.NotEqual(t, runID, chRunID(t, evs), "a new run")
+
+	ended := e.open(http.MethodGet, "/api/ap/run/stream?runId="+runID, "", nil).rest()
+	last := chEvents(t, ended)
+	var info api.ErrorInfo
+	last[len(last)-1].field(t, "error", &info)
+	require.Equal(t, api.ErrorInfo{Code: api.CodeRunAborted, Message: "the run was superseded by a new query in its chat",
+		Retriable: true, Reason: api.AbortSuperseded}, info)
+	run, err := e.st.GetRun(context.Background(), runID)
+	require.NoError(t, err)
+	require.Equal(t, api.CodeRunAborted, run.ErrorCode)
+}
+
+// waitClients waits until run runID has n clients (or has ended).
+func waitClients(t *testing.T, m *RunManager, runID string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		m.mu.Lock()
+		r := m.runs[runID]
+		m.mu.Unlock()
+		if r == nil || r.Clients() == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s keeps %d clients", runID, r.Clients())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Row 66.
 func TestQueryDisconnectDoesNotStopRun(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) { testDisconnect(t, st) })
@@ -390,4 +445,45 @@ func testDisconnect(t *testing.T, st store.Store) {
 	var text string
 	evs[3].field(t, "text", &text)
 	require.Equal(t, "Hi!", text)
+}
+
+// Issue 14: request.query.agentKey names the agent that actually runs (the
+// request may say "auto", nothing, or another agent than the chat's), and
+// internal sub-agents (a flag in the definition) are not listed by /agents,
+// not offered in "Available", not chosen as the default and not run by a
+// query of their own.
+func TestQueryAgentKeyAndInternalAgents(t *testing.T) {
+	e := newChEnv(t, chAnswer("ok"), nil)
+	files := maps.Clone(chAgentFiles)
+	files["aaHelper.json"] = `{"key": "aaHelper", "name": "Helper", "internal": true, "mode": "ONESHOT",
+		"modelConfig": {"modelKey": "m1"}, "plain": {"systemPrompt": "h"}}`
+	e.defs.Store(chLoadAgents(t, files))
+
+	agentKey := func(evs []chEvent) string {
+		var rq api.RequestQuery
+		require.NoError(t, json.Unmarshal([]byte(evs[0].Raw), &rq))
+		return rq.AgentKey
+	}
+	evs := e.query(`{"message":"hi","agentKey":"auto"}`).until(api.TypeRunComplete)
+	require.Equal(t, "bookEditor", agentKey(evs))
+	var chatID string
+	evs[0].field(t, "chatId", &chatID)
+	e.waitIdle()
+	evs = e.query(`{"message":"again","chatId":"` + chatID + `","agentKey":"zeta"}`).until(api.TypeRunComplete)
+	require.Equal(t, "bookEditor", agentKey(evs), "the chat stays bound to its agent")
+
+	var list []agentSummary
+	e.ok(http.MethodGet, "/api/ap/agents", "", &list)
+	for _, a := range list {
+		require.NotEqual(t, "aaHelper", a.Key)
+	}
+	e.fail(http.MethodPost, "/api/ap/query", `{"message":"hi","agentKey":"aaHelper"}`, 400,
+		"Unknown agentId: aaHelper. Available: [alpha, bookEditor, zeta]")
+
+	// Without the default agent, the first listed one runs, not an internal one.
+	delete(files, "bookEditor.json")
+	e.defs.Store(chLoadAgents(t, files))
+	e.waitIdle()
+	evs = e.query(`{"message":"hi"}`).until(api.TypeRunComplete)
+	require.Equal(t, "alpha", agentKey(evs))
 }

@@ -23,42 +23,39 @@ var (
 	ErrRunNotFound = errors.New("server: run not found")
 	// ErrRunNotRunning means the run exists but has already ended (Cancel).
 	ErrRunNotRunning = errors.New("server: run is not running")
-	// ErrChatBusy means the chat already has a running run (§ 3.6: at most one).
+	// ErrChatBusy means the chat already has a running run (§ 3.6: at most
+	// one); Start returns it as a *BusyError.
 	ErrChatBusy = errors.New("server: the chat already has a running run")
 	// ErrManagerClosed means Close was called: no new run starts.
 	ErrManagerClosed = errors.New("server: run manager closed")
 )
 
-// Defaults of RunOptions.
-const (
-	// DefaultFlushInterval is storage.eventFlushMs's default (§ 3.6).
-	DefaultFlushInterval = 200 * time.Millisecond
-	// DefaultSubscriberBuffer is the number of live events a subscriber may
-	// fall behind before it is dropped.
-	DefaultSubscriberBuffer = 256
-)
+// BusyError is Start's error for a chat that already has a running run, on
+// this node or another; it matches ErrChatBusy.
+type BusyError struct {
+	RunID string // the running run
+}
 
-// maxEventBatch bounds the events of one AppendEvents call.
-const maxEventBatch = 256
+// Error implements error.
+func (e *BusyError) Error() string { return ErrChatBusy.Error() + ": " + e.RunID }
 
-// finalFlushAttempts is how often the flush before the terminal event is
-// tried before the run is finished anyway.
-const finalFlushAttempts = 5
+// Is makes the error match ErrChatBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrChatBusy }
+
+// tailSize is how many of its latest stored events a run keeps in memory
+// for its live subscribers; one that falls further behind reads the store.
+const tailSize = 1024
 
 // RunOptions configures a RunManager; the zero value gives the defaults.
 type RunOptions struct {
-	// FlushInterval is the longest time an event stays in memory only
-	// (storage.eventFlushMs; default 200 ms).
-	FlushInterval time.Duration
 	// Clock stamps events and run times (default time.Now).
 	Clock func() time.Time
-	// Logger receives storage failures and dropped subscribers (default:
-	// discarded).
+	// Logger receives storage failures (default: discarded).
 	Logger *slog.Logger
-	// SubscriberBuffer is how many live events a subscriber may have unread
-	// before it is dropped (default 256); the replay at subscription comes
-	// on top of it.
-	SubscriberBuffer int
+	// Lease is, on a store several nodes share (store.Leases and
+	// store.Feed), how long this node's runs stay its own after it stopped
+	// renewing its lease (default DefaultLease); other stores ignore it.
+	Lease time.Duration
 }
 
 // RunSpec describes a run to start.
@@ -79,10 +76,10 @@ type RunSpec struct {
 	Execute func(ctx context.Context, a *Assembler) error
 	// Finished is called by the run's goroutine once the run has ended, after
 	// its whole log is stored and the run is finished in the store, and
-	// before the terminal event reaches any subscriber; log is every event
-	// of the run, the terminal one last. The server records the end of the
-	// run on the chat here (§ 5.1). ctx has no deadline. Optional.
-	Finished func(ctx context.Context, log []api.Event)
+	// before the terminal event reaches any subscriber; content is the run's
+	// content text (its content deltas joined). The server records the end
+	// of the run on the chat here (§ 5.1). ctx has no deadline. Optional.
+	Finished func(ctx context.Context, content string)
 }
 
 // RunFailure is an Execute error that names the run.error to emit.
@@ -102,15 +99,24 @@ type RunInfo struct {
 }
 
 // RunManager executes runs detached from HTTP requests (§ 3.6): each run has
-// its own goroutine and context, keeps its events in memory while it runs,
-// persists them in seq order at most FlushInterval apart, and makes the whole
-// log durable (and the run finished in the store) before its terminal event
-// reaches any subscriber. Subscribers replay and then follow a run without
-// gaps or duplicates. One RunManager serves the whole server; it is safe for
-// concurrent use.
+// its own goroutine and context. Every event of a run is stored before any
+// subscriber gets it (durable before sent; the committer group-commits the
+// events of all runs), so a client never sees an event a crash could lose,
+// and the seq after the last stored one, which run_aborted takes after a
+// crash, was never sent. The terminal event is sent once the run is also
+// finished in the store and its chat updated. Subscribers read on from
+// where they are and follow live without gaps or duplicates. One
+// RunManager serves the whole server; it is safe for concurrent use.
+//
+// On a store several server processes share (store/postgres) the manager
+// is one node of a cluster (cluster.go): its runs are owned through a
+// lease, the runs of dead nodes are aborted, at most one run per chat runs
+// across the nodes, and a client may follow a run of another node.
 type RunManager struct {
-	st   store.Store
-	opts RunOptions
+	st     store.Store
+	opts   RunOptions
+	commit *committer
+	cl     *cluster // nil: the only node
 
 	mu     sync.Mutex
 	runs   map[string]*Run   // running runs by id
@@ -120,19 +126,18 @@ type RunManager struct {
 
 // NewRunManager returns the run manager over st.
 func NewRunManager(st store.Store, opts RunOptions) *RunManager {
-	if opts.FlushInterval <= 0 {
-		opts.FlushInterval = DefaultFlushInterval
-	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.SubscriberBuffer <= 0 {
-		opts.SubscriberBuffer = DefaultSubscriberBuffer
+	m := &RunManager{st: st, opts: opts, commit: &committer{st: st, log: opts.Logger},
+		runs: map[string]*Run{}, chats: map[string]string{}}
+	if cs, ok := st.(clusterStore); ok {
+		m.cl = newCluster(cs, m, opts.Lease)
 	}
-	return &RunManager{st: st, opts: opts, runs: map[string]*Run{}, chats: map[string]string{}}
+	return m
 }
 
 // Run is one run started by a RunManager.
@@ -141,29 +146,27 @@ type Run struct {
 	started              time.Time
 	m                    *RunManager
 	cancel               context.CancelFunc
-	canceled             atomic.Bool
+	abort                atomic.Pointer[api.ErrorInfo] // set by Cancel: the run.error the run ends with
 	done                 chan struct{}
+	durable              chan struct{} // closed once the terminal event is stored, or the run is lost
+	durableOnce          sync.Once
 
 	mu       sync.Mutex
-	log      []logEntry // every event so far, the terminal one last once published
-	terminal *logEntry  // the terminal event, held back until the log is durable
-	subs     map[*subscriber]struct{}
-	finished bool // the terminal event was published
-
-	persisted int64 // last stored seq; used by the flusher, then by the runner
+	pending  []logEntry      // emitted, not stored yet, in seq order
+	queued   bool            // in the committer's queue (or being committed)
+	visible  int64           // the last seq subscribers get
+	tail     []logEntry      // the latest stored events, at most tailSize
+	terminal *logEntry       // the terminal event once emitted
+	finished bool            // the terminal event is visible
+	content  strings.Builder // the content deltas so far (Finished)
+	subs     map[*Subscription]struct{}
+	lost     bool // another node took the run over (lose)
 }
 
 // logEntry is one event and its JSON exactly as sent.
 type logEntry struct {
 	ev   api.Event
 	body []byte
-}
-
-// subscriber is one follower of a running run.
-type subscriber struct {
-	ch     chan api.Event
-	after  int64 // Last-Event-ID: events up to this seq are not sent
-	closed bool
 }
 
 // ID returns the run id.
@@ -192,8 +195,9 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 		m.mu.Unlock()
 		return nil, ErrManagerClosed
 	case m.chats[spec.ChatID] != "":
+		id := m.chats[spec.ChatID]
 		m.mu.Unlock()
-		return nil, ErrChatBusy
+		return nil, &BusyError{RunID: id}
 	case m.runs[spec.RunID] != nil:
 		m.mu.Unlock()
 		return nil, fmt.Errorf("server: run %q: %w", spec.RunID, store.ErrExists)
@@ -202,18 +206,20 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	m.mu.Unlock()
 
 	now := m.opts.Clock()
-	err := m.st.CreateRun(ctx, store.Run{ID: spec.RunID, ChatID: spec.ChatID, RequestID: spec.RequestID,
-		AgentKey: spec.AgentKey, Query: spec.Query, Status: store.RunRunning, StartedAt: now})
-	if err != nil {
+	if err := m.storeRun(ctx, store.Run{ID: spec.RunID, ChatID: spec.ChatID, RequestID: spec.RequestID,
+		AgentKey: spec.AgentKey, Query: spec.Query, Status: store.RunRunning, StartedAt: now}); err != nil {
 		m.mu.Lock()
 		delete(m.chats, spec.ChatID)
 		m.mu.Unlock()
+		if busy, ok := errors.AsType[*store.ChatBusyError](err); ok {
+			return nil, &BusyError{RunID: busy.RunID}
+		}
 		return nil, fmt.Errorf("server: start run %q: %w", spec.RunID, err)
 	}
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &Run{id: spec.RunID, chatID: spec.ChatID, agentKey: spec.AgentKey, started: now, m: m,
-		cancel: cancel, done: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+		cancel: cancel, done: make(chan struct{}), durable: make(chan struct{}), subs: map[*Subscription]struct{}{}}
 	a := NewAssembler(spec.RunID, spec.ChatID, m.opts.Clock, r.emit)
 	a.AgentKey = spec.AgentKey
 
@@ -221,8 +227,8 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	m.runs[r.id] = r
 	closed := m.closed
 	m.mu.Unlock()
-	if closed {
-		cancel() // Close came while the run was being stored: it ends at once
+	if closed { // Close came while the run was being stored: it ends at once
+		r.stop(shutdownInfo)
 	}
 	if spec.Bootstrap != nil {
 		spec.Bootstrap(a)
@@ -231,14 +237,24 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	return r, nil
 }
 
-// execute runs Execute, ends the assembler if needed, makes the log durable,
-// finishes the run in the store, calls Finished and then publishes the
-// terminal event.
+// storeRun stores a new run: as this node's, in a chat without a running
+// run on any node, in a cluster.
+func (m *RunManager) storeRun(ctx context.Context, run store.Run) error {
+	if m.cl == nil {
+		return m.st.CreateRun(ctx, run)
+	}
+	if err := m.cl.join(ctx); err != nil {
+		return err
+	}
+	return m.cl.st.StartRun(ctx, run)
+}
+
+// execute runs Execute, ends the assembler if needed, waits until the log is
+// durable, finishes the run in the store, calls Finished and then publishes
+// the terminal event. A run another node took over (lose) ends without any
+// of that: its log is the other node's now.
 func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec) {
 	defer r.cancel()
-	stop, flusherDone := make(chan struct{}), make(chan struct{})
-	go r.flushLoop(storeCtx, stop, flusherDone)
-
 	err := r.safeExecute(ctx, a, spec.Execute)
 	if !a.Ended() {
 		var f *RunFailure
@@ -253,28 +269,20 @@ func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec)
 	} else if err != nil {
 		r.m.opts.Logger.Warn("run: Execute failed after the run ended", "run", r.id, "err", err)
 	}
-	close(stop)
-	<-flusherDone
-
 	r.mu.Lock()
-	term := r.terminal
+	term, lost := r.terminal, r.lost
 	r.mu.Unlock()
-	if term == nil { // cannot happen: the assembler ended
-		e := api.Event{Seq: int64(len(r.log)) + 1, Type: api.TypeRunError, Timestamp: r.m.opts.Clock().UnixMilli(),
-			Payload: api.RunError{RunID: r.id, Error: api.ErrorInfo{Code: api.CodeInternalError, Message: "the run ended without a terminal event"}}}
-		term = &logEntry{ev: e, body: marshalEvent(e)}
-		r.mu.Lock()
-		r.terminal = term
-		r.mu.Unlock()
+	if term == nil && !lost { // cannot happen: the assembler ended
+		r.emit(api.Event{Seq: a.seq + 1, Type: api.TypeRunError, Timestamp: r.m.opts.Clock().UnixMilli(),
+			Payload: api.RunError{RunID: r.id, Error: api.ErrorInfo{Code: api.CodeInternalError, Message: "the run ended without a terminal event"}}})
 	}
-	for i := range finalFlushAttempts {
-		if err = r.flush(storeCtx, true); err == nil {
-			break
-		}
-		time.Sleep(time.Duration(i+1) * 20 * time.Millisecond)
-	}
-	if err != nil {
-		r.m.opts.Logger.Error("run: the event log could not be stored", "run", r.id, "err", err)
+	<-r.durable
+	r.mu.Lock()
+	term, lost = r.terminal, r.lost
+	r.mu.Unlock()
+	if lost {
+		r.m.retire(r)
+		return
 	}
 	status, reason, code := terminalStatus(term.ev)
 	if err := r.m.st.FinishRun(storeCtx, r.id, status, reason, code, r.m.opts.Clock()); err != nil {
@@ -284,26 +292,23 @@ func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec)
 		r.callFinished(storeCtx, spec.Finished)
 	}
 	r.publishTerminal()
+	if r.m.cl != nil {
+		r.m.cl.announceEnd(storeCtx, r.id)
+	}
 }
 
-// callFinished hands the whole log, the held-back terminal event last, to
-// the Finished hook; a panic in the hook is logged, never fatal.
-func (r *Run) callFinished(ctx context.Context, fin func(context.Context, []api.Event)) {
+// callFinished hands the content text to the Finished hook; a panic in the
+// hook is logged, never fatal.
+func (r *Run) callFinished(ctx context.Context, fin func(context.Context, string)) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.m.opts.Logger.Error("run: Finished panicked", "run", r.id, "panic", p)
 		}
 	}()
 	r.mu.Lock()
-	log := make([]api.Event, 0, len(r.log)+1)
-	for _, e := range r.log {
-		log = append(log, e.ev)
-	}
-	if r.terminal != nil {
-		log = append(log, r.terminal.ev)
-	}
+	content := r.content.String()
 	r.mu.Unlock()
-	fin(ctx, log)
+	fin(ctx, content)
 }
 
 // safeExecute calls exec and turns a panic into an error.
@@ -332,31 +337,117 @@ func terminalStatus(e api.Event) (store.RunStatus, string, string) {
 	return store.RunError, "", api.CodeInternalError
 }
 
-// emit is the assembler's emit: it appends the event to the log and hands it
-// to every subscriber, except the terminal event, which is held back until
-// the log is durable. After Cancel the terminal event becomes run.error
-// run_aborted.
+// emit is the assembler's emit: the event joins the run's pending events,
+// which the committer stores and then publishes (stored). Nothing follows
+// the terminal event. After Cancel the terminal event becomes the
+// run.error run_aborted of the cancel.
 func (r *Run) emit(e api.Event) {
-	if Terminal(e.Type) && r.canceled.Load() {
+	if info := r.abort.Load(); info != nil && Terminal(e.Type) {
 		e.Type = api.TypeRunError
-		e.Payload = api.RunError{RunID: r.id, Error: canceledInfo}
+		e.Payload = api.RunError{RunID: r.id, Error: *info}
 	}
 	entry := logEntry{ev: e, body: marshalEvent(e)}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.terminal != nil || r.finished {
+	if r.terminal != nil || r.lost {
+		r.mu.Unlock()
 		return
 	}
 	if Terminal(e.Type) {
 		r.terminal = &entry
-		return
 	}
-	r.log = append(r.log, entry)
-	r.broadcast(e)
+	if d, ok := e.Payload.(api.ContentDelta); ok {
+		r.content.WriteString(d.Delta)
+	}
+	r.pending = append(r.pending, entry)
+	enqueue := !r.queued
+	r.queued = true
+	r.mu.Unlock()
+	if enqueue {
+		r.m.commit.enqueue(r)
+	}
 }
 
-// canceledInfo is the error of a canceled run.
-var canceledInfo = api.ErrorInfo{Code: api.CodeRunAborted, Message: "the run was canceled", Retriable: true}
+// takePending returns up to max of the run's pending events for a commit.
+func (r *Run) takePending(max int) []store.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := min(len(r.pending), max)
+	out := make([]store.Event, n)
+	for i, e := range r.pending[:n] {
+		out[i] = store.Event{RunID: r.id, Seq: e.ev.Seq, Type: e.ev.Type, Timestamp: e.ev.Timestamp, Body: e.body}
+	}
+	return out
+}
+
+// stored takes the first n pending events as durable: they join the tail
+// and become visible to the subscribers (the terminal event only when the
+// run is finished, publishTerminal); a stored terminal event releases
+// execute.
+func (r *Run) stored(n int) {
+	if n == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	done := r.pending[:n]
+	r.pending = r.pending[n:]
+	r.tail = append(r.tail, done...)
+	if extra := len(r.tail) - tailSize; extra > 0 {
+		r.tail = slices.Clone(r.tail[extra:])
+	}
+	for _, e := range done {
+		if Terminal(e.ev.Type) {
+			r.durableOnce.Do(func() { close(r.durable) })
+			continue
+		}
+		r.visible = e.ev.Seq
+	}
+	r.signalLocked()
+}
+
+// lose gives the run up to the node that took it over (its events are
+// refused with store.ErrNotOwner: this node's lease had expired): the
+// events not stored are dropped, Execute is stopped, execute ends without
+// finishing the run, and the subscribers go on reading the store, where
+// the other node writes the run's end.
+func (r *Run) lose() {
+	r.mu.Lock()
+	if r.lost {
+		r.mu.Unlock()
+		return
+	}
+	r.lost = true
+	r.pending = nil
+	r.signalLocked()
+	r.mu.Unlock()
+	r.durableOnce.Do(func() { close(r.durable) })
+	r.stop(leaseLostInfo)
+	r.m.opts.Logger.Error("run: another node took the run over; this node stops it", "run", r.id)
+}
+
+// requeue reports whether the run has pending events left after a commit
+// (it stays queued); otherwise it leaves the queue.
+func (r *Run) requeue() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queued = len(r.pending) > 0
+	return r.queued
+}
+
+// signalLocked wakes every subscriber. Call with r.mu held.
+func (r *Run) signalLocked() {
+	for s := range r.subs {
+		s.signal()
+	}
+}
+
+// Clients returns how many subscriptions follow the run (the SSE streams
+// of /query and /run/stream).
+func (r *Run) Clients() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.subs)
+}
 
 // marshalEvent returns the event's JSON as sent; an event that cannot be
 // encoded (a bug) keeps its seq, type and timestamp.
@@ -368,153 +459,49 @@ func marshalEvent(e api.Event) []byte {
 	return b
 }
 
-// broadcast hands e to every subscriber without blocking; a subscriber whose
-// buffer is full is dropped (its channel closed). Call with r.mu held.
-func (r *Run) broadcast(e api.Event) {
-	for s := range r.subs {
-		if e.Seq <= s.after {
-			continue // the client named a later Last-Event-ID than the run had reached
-		}
-		select {
-		case s.ch <- e:
-		default:
-			r.m.opts.Logger.Info("run: slow subscriber dropped", "run", r.id, "seq", e.Seq)
-			r.drop(s)
-		}
-	}
-}
-
-// drop closes a subscriber's channel and forgets it. Call with r.mu held.
-func (r *Run) drop(s *subscriber) {
-	if !s.closed {
-		s.closed = true
-		close(s.ch)
-	}
-	delete(r.subs, s)
-}
-
-// publishTerminal sends the terminal event, closes every subscriber and
-// retires the run from the manager, in one step for Subscribe.
+// publishTerminal makes the stored terminal event visible and retires the
+// run from the manager, in one step for Subscribe.
 func (r *Run) publishTerminal() {
 	m := r.m
 	m.mu.Lock()
 	r.mu.Lock()
-	t := *r.terminal
-	r.log = append(r.log, t)
-	r.broadcast(t.ev)
-	for s := range r.subs {
-		r.drop(s)
-	}
+	r.visible = r.terminal.ev.Seq
 	r.finished = true
+	r.signalLocked()
 	r.mu.Unlock()
-	delete(m.runs, r.id)
-	if m.chats[r.chatID] == r.id {
-		delete(m.chats, r.chatID)
-	}
+	m.forgetLocked(r)
 	m.mu.Unlock()
 	close(r.done)
 }
 
-// flushLoop stores the new events every FlushInterval until stop closes.
-func (r *Run) flushLoop(ctx context.Context, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(r.m.opts.FlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if err := r.flush(ctx, false); err != nil {
-				r.m.opts.Logger.Warn("run: storing events failed; retrying", "run", r.id, "err", err)
-			}
-		}
+// retire removes a run that ended without publishing (lose).
+func (m *RunManager) retire(r *Run) {
+	m.mu.Lock()
+	m.forgetLocked(r)
+	m.mu.Unlock()
+	close(r.done)
+}
+
+// forgetLocked removes r from the running runs. Call with m.mu held.
+func (m *RunManager) forgetLocked(r *Run) {
+	delete(m.runs, r.id)
+	if m.chats[r.chatID] == r.id {
+		delete(m.chats, r.chatID)
 	}
 }
 
-// flush stores the events above the last stored seq, in batches, in seq
-// order; with final it includes the held-back terminal event. After a failed
-// batch it re-reads the stored last seq, so a batch is never stored twice.
-// Only one goroutine flushes at a time (the flusher, then the runner).
-func (r *Run) flush(ctx context.Context, final bool) error {
-	r.mu.Lock()
-	var pending []store.Event
-	add := func(e logEntry) {
-		if e.ev.Seq > r.persisted {
-			pending = append(pending, store.Event{RunID: r.id, Seq: e.ev.Seq, Type: e.ev.Type, Timestamp: e.ev.Timestamp, Body: e.body})
-		}
-	}
-	for _, e := range r.log {
-		add(e)
-	}
-	if final && r.terminal != nil {
-		add(*r.terminal)
-	}
-	r.mu.Unlock()
-	for batch := range slices.Chunk(pending, maxEventBatch) {
-		if err := r.m.st.AppendEvents(ctx, r.id, batch...); err != nil {
-			if last, lerr := r.m.st.LastSeq(ctx, r.id); lerr == nil && last > r.persisted {
-				r.persisted = last
-			}
-			return err
-		}
-		r.persisted = batch[len(batch)-1].Seq
-	}
-	return nil
-}
-
-// Subscribe follows run runID from seq afterSeq (Last-Event-ID; 0 for the
-// whole log): the channel first gets every event with a greater seq exactly
-// as first sent, then the live events, without gaps or duplicates, and is
-// closed after the terminal event. For a run that is not running here the
-// stored events are replayed and the channel closed (a run still marked
-// running in the store, i.e. not yet recovered, then ends without terminal
-// event). Unknown runs give ErrRunNotFound.
-//
-// A subscriber that lets more than RunOptions.SubscriberBuffer live events
-// pile up is dropped: its channel is closed without a terminal event, and it
-// may re-subscribe with the seq of the last event it received. The run never
-// waits for a subscriber. Call the returned function to unsubscribe (it
-// closes the channel; calling it again or after the end does nothing).
-func (m *RunManager) Subscribe(runID string, afterSeq int64) (<-chan api.Event, func(), error) {
+// visibleSeq returns the last seq subscribers of a running run may see;
+// ok is false when the run is not running here.
+func (m *RunManager) visibleSeq(runID string) (seq int64, ok bool) {
 	m.mu.Lock()
 	r := m.runs[runID]
-	if r != nil {
-		r.mu.Lock()
-		var replay []api.Event
-		for _, e := range r.log {
-			if e.ev.Seq > afterSeq {
-				replay = append(replay, e.ev)
-			}
-		}
-		s := &subscriber{ch: make(chan api.Event, len(replay)+m.opts.SubscriberBuffer), after: afterSeq}
-		for _, e := range replay {
-			s.ch <- e
-		}
-		r.subs[s] = struct{}{}
-		r.mu.Unlock()
-		m.mu.Unlock()
-		return s.ch, func() {
-			r.mu.Lock()
-			r.drop(s)
-			r.mu.Unlock()
-		}, nil
-	}
 	m.mu.Unlock()
-
-	stored, err := m.st.ListEvents(context.Background(), runID, afterSeq)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil, fmt.Errorf("%w: %q", ErrRunNotFound, runID)
+	if r == nil {
+		return 0, false
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("server: replay run %q: %w", runID, err)
-	}
-	ch := make(chan api.Event, len(stored))
-	for _, e := range stored {
-		ch <- StoredEvent(e)
-	}
-	close(ch)
-	return ch, func() {}, nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.visible, true
 }
 
 // StoredEvent turns a stored event back into the event that was sent: its
@@ -545,38 +532,122 @@ func StoredEvent(e store.Event) api.Event {
 	return out
 }
 
+// The run.error infos of a stopped run (run_aborted, retriable).
+var (
+	canceledInfo = api.ErrorInfo{Code: api.CodeRunAborted, Message: "the run was canceled", Retriable: true,
+		Reason: api.AbortCanceled}
+	supersededInfo = api.ErrorInfo{Code: api.CodeRunAborted, Message: "the run was superseded by a new query in its chat",
+		Retriable: true, Reason: api.AbortSuperseded}
+	shutdownInfo = api.ErrorInfo{Code: api.CodeRunAborted, Message: "the server is shutting down", Retriable: true,
+		Reason: api.AbortShutdown}
+)
+
+// stop cancels the run's context; the run ends with run.error info.
+func (r *Run) stop(info api.ErrorInfo) {
+	r.abort.CompareAndSwap(nil, &info)
+	r.cancel()
+}
+
 // Cancel stops a running run: its Execute sees its context done and the run
-// ends with run.error {code:"run_aborted", retriable:true} (PLATFORM_API has
-// no cancel code; run.cancel is reserved). It does not wait (see Run.Done).
-// It returns ErrRunNotRunning for an ended run, ErrRunNotFound for an
+// ends with run.error {code:"run_aborted", retriable:true, reason:"canceled"}
+// (PLATFORM_API has no cancel code; run.cancel is reserved). It does not
+// wait (see Run.Done). A run of another node is asked to stop through the
+// feed. It returns ErrRunNotRunning for an ended run, ErrRunNotFound for an
 // unknown one.
-func (m *RunManager) Cancel(runID string) error {
+func (m *RunManager) Cancel(ctx context.Context, runID string) error {
+	if m.cancelLocal(runID) == nil {
+		return nil
+	}
+	run, err := m.st.GetRun(ctx, runID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %q", ErrRunNotFound, runID)
+	case err != nil:
+		return err
+	case m.cl == nil || run.Status != store.RunRunning:
+		return fmt.Errorf("%w: %q", ErrRunNotRunning, runID)
+	}
+	return m.cl.st.Announce(ctx, store.Note{RunID: runID, Cancel: true})
+}
+
+// cancelLocal stops a run running here; ErrRunNotRunning if none.
+func (m *RunManager) cancelLocal(runID string) error {
 	m.mu.Lock()
 	r := m.runs[runID]
 	m.mu.Unlock()
 	if r == nil {
-		if _, err := m.st.GetRun(context.Background(), runID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("%w: %q", ErrRunNotFound, runID)
-			}
-			return err
-		}
-		return fmt.Errorf("%w: %q", ErrRunNotRunning, runID)
+		return ErrRunNotRunning
 	}
-	r.canceled.Store(true)
-	r.cancel()
+	r.stop(canceledInfo)
 	return nil
 }
 
-// Active returns the running run of a chat.
-func (m *RunManager) Active(chatID string) (runID string, ok bool) {
+// stopAll stops every run running here with run.error info.
+func (m *RunManager) stopAll(info api.ErrorInfo) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, r := range m.runs {
+		r.stop(info)
+	}
+}
+
+// Supersede ends the running run of a chat that no client follows (a client
+// that stopped reading, or reloaded, left it behind): it is canceled with
+// reason superseded and Supersede waits until it has ended or ctx is done.
+// It returns the run id and true when the chat has no running run left; a
+// run that a client follows is left alone (false). In a cluster a run of
+// another node is left alone too (false): whether a client follows it is
+// known only where its clients are, which may be any node.
+func (m *RunManager) Supersede(ctx context.Context, chatID string) (string, bool) {
+	m.mu.Lock()
 	id := m.chats[chatID]
-	if m.runs[id] == nil {
+	r := m.runs[id]
+	m.mu.Unlock()
+	if id == "" {
+		if remote, ok := m.Active(ctx, chatID); ok {
+			return remote, false
+		}
+		return "", true
+	}
+	if r == nil || r.Clients() > 0 {
+		return id, false // being stored by Start, or followed
+	}
+	r.stop(supersededInfo)
+	select {
+	case <-r.done:
+		return id, true
+	case <-ctx.Done():
+		return id, false
+	}
+}
+
+// Active returns the running run of a chat: on this node, or in a cluster
+// on any node (as the store says, so the run of a dead node until another
+// node has aborted it).
+func (m *RunManager) Active(ctx context.Context, chatID string) (runID string, ok bool) {
+	m.mu.Lock()
+	id := m.chats[chatID]
+	local := m.runs[id] != nil
+	m.mu.Unlock()
+	if local {
+		return id, true
+	}
+	if m.cl == nil || id != "" {
 		return "", false // reserved by a Start still storing the run
 	}
-	return id, true
+	runs, err := m.st.ListRuns(ctx, chatID)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			m.opts.Logger.Warn("run: reading the runs of a chat failed", "chat", chatID, "err", err)
+		}
+		return "", false
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Status == store.RunRunning {
+			return runs[i].ID, true
+		}
+	}
+	return "", false
 }
 
 // List returns the running runs in run id order.
@@ -591,18 +662,38 @@ func (m *RunManager) List() []RunInfo {
 	return out
 }
 
-// Close stops accepting runs, cancels the running ones (as Cancel does) and
-// waits until they have ended or ctx is done.
+// Running returns the running runs in run id order: this node's (List), or
+// in a cluster every node's, as the store says.
+func (m *RunManager) Running(ctx context.Context) ([]RunInfo, error) {
+	if m.cl == nil {
+		return m.List(), nil
+	}
+	runs, err := m.st.RunningRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, len(runs))
+	for i, r := range runs {
+		out[i] = RunInfo{RunID: r.ID, ChatID: r.ChatID, AgentKey: r.AgentKey, StartedAt: r.StartedAt}
+	}
+	return out, nil
+}
+
+// Close stops accepting runs, cancels the running ones (reason shutdown)
+// and waits until they have ended or ctx is done; in a cluster it then
+// stops keeping the lease and listening to the feed.
 func (m *RunManager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
 	runs := make([]*Run, 0, len(m.runs))
 	for _, r := range m.runs {
-		r.canceled.Store(true)
-		r.cancel()
+		r.stop(shutdownInfo)
 		runs = append(runs, r)
 	}
 	m.mu.Unlock()
+	if m.cl != nil {
+		defer m.cl.close()
+	}
 	for _, r := range runs {
 		select {
 		case <-r.done:
@@ -611,74 +702,4 @@ func (m *RunManager) Close(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// RecoverInterrupted closes the runs a previous process left running
-// (§ 3.6): each gets a stored run.error {code:"run_aborted",
-// retriable:true} with the seq after its last stored one and is finished
-// with status error and error code run_aborted. Runs running in this manager
-// are left alone. Call it at startup, before serving; it goes on after a
-// failing run and returns every error.
-func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
-	runs, err := m.st.RunningRuns(ctx)
-	if err != nil {
-		return fmt.Errorf("server: recover interrupted runs: %w", err)
-	}
-	var errs []error
-	for _, run := range runs {
-		m.mu.Lock()
-		live := m.runs[run.ID] != nil || m.chats[run.ChatID] == run.ID
-		m.mu.Unlock()
-		if live {
-			continue
-		}
-		if err := m.abort(ctx, run.ID); err != nil {
-			errs = append(errs, fmt.Errorf("server: recover run %q: %w", run.ID, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// abort stores run.error run_aborted after the run's log and finishes it.
-func (m *RunManager) abort(ctx context.Context, runID string) error {
-	last, err := m.st.LastSeq(ctx, runID)
-	if err != nil {
-		return err
-	}
-	now := m.opts.Clock()
-	e := api.Event{Seq: last + 1, Type: api.TypeRunError, Timestamp: now.UnixMilli(), Payload: api.RunError{RunID: runID,
-		Error: api.ErrorInfo{Code: api.CodeRunAborted, Message: "the server stopped while the run was executing", Retriable: true}}}
-	if err := m.st.AppendEvents(ctx, runID, store.Event{RunID: runID, Seq: e.Seq, Type: e.Type, Timestamp: e.Timestamp, Body: marshalEvent(e)}); err != nil {
-		return err
-	}
-	if err := m.st.FinishRun(ctx, runID, store.RunError, "", api.CodeRunAborted, now); err != nil {
-		return err
-	}
-	return m.recordAborted(ctx, runID, now)
-}
-
-// recordAborted stores the end of an aborted run on its chat, as the end of
-// every run is (§ 5.1): its content so far, else the user message.
-func (m *RunManager) recordAborted(ctx context.Context, runID string, now time.Time) error {
-	run, err := m.st.GetRun(ctx, runID)
-	if err != nil {
-		return err
-	}
-	stored, err := m.st.ListEvents(ctx, runID, 0)
-	if err != nil {
-		return err
-	}
-	log := make([]api.Event, len(stored))
-	for i, e := range stored {
-		log[i] = StoredEvent(e)
-	}
-	content := contentText(log)
-	if content == "" {
-		var q struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(run.Query, &q) // an unreadable query leaves the content empty
-		content = q.Message
-	}
-	return m.st.UpdateChatAfterRun(ctx, run.ChatID, runID, content, now)
 }

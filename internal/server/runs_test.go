@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,6 +100,66 @@ func spec(runID, chatID string, exec func(context.Context, *Assembler) error) Ru
 			a.Bootstrap(api.RequestQuery{RequestID: "req_" + runID, ChatID: chatID, Role: "user", Message: "hi"}, nil)
 		},
 		Execute: exec}
+}
+
+// subscribe follows a run through a channel: a goroutine pumps the pull
+// Subscription into it (unbuffered, so the subscriber reads at the test's
+// pace) and closes it after the last event; cancel stops it early.
+func subscribe(t *testing.T, m *RunManager, runID string, after int64) (<-chan api.Event, func(), error) {
+	t.Helper()
+	sub, err := m.Subscribe(context.Background(), runID, after)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch, stop := make(chan api.Event), make(chan struct{})
+	go func() {
+		defer close(ch)
+		defer sub.Close()
+		for {
+			evs, done, err := sub.Next(context.Background())
+			if err != nil {
+				t.Errorf("Next: %v", err)
+				return
+			}
+			for _, e := range evs {
+				select {
+				case ch <- e:
+				case <-stop:
+					return
+				}
+			}
+			if done {
+				return
+			}
+			if len(evs) == 0 {
+				select {
+				case <-sub.Ready():
+				case <-stop:
+					return
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return ch, func() { once.Do(func() { close(stop) }) }, nil
+}
+
+// stepped starts run r1 of chat c1 (which must exist) on m, fed by a
+// stepper, and follows it from the start; unsubscribe runs at the test's
+// end.
+func stepped(t *testing.T, m *RunManager) (*stepper, *Run, <-chan api.Event) {
+	t.Helper()
+	s := newStepper()
+	r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, unsub, err := subscribe(t, m, "r1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unsub)
+	return s, r, ch
 }
 
 // next receives one event.
@@ -194,22 +257,10 @@ func equal(t *testing.T, got, want []string) {
 func TestRunPersistsInOrderBeforeTerminal(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
-		m := NewRunManager(st, RunOptions{FlushInterval: time.Millisecond})
-		s := newStepper()
-		r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch, unsub, err := m.Subscribe("r1", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unsub()
-		for _, d := range []string{"a", "b", "c", "d"} {
+		s, r, ch := stepped(t, NewRunManager(st, RunOptions{}))
+		for _, d := range []string{"a", "b", "c", "d", "e"} {
 			s.send(t, d)
 		}
-		time.Sleep(10 * time.Millisecond) // let the flusher store a batch mid-run
-		s.send(t, "e")
 		close(s.ch)
 		var got []api.Event
 		for {
@@ -218,6 +269,10 @@ func TestRunPersistsInOrderBeforeTerminal(t *testing.T) {
 				t.Fatal("closed before the terminal event")
 			}
 			got = append(got, e)
+			// Durable before sent: an event a subscriber has is stored.
+			if last, err := st.LastSeq(context.Background(), "r1"); err != nil || last < e.Seq {
+				t.Fatalf("seq %d was sent before it was stored (last stored %d, %v)", e.Seq, last, err)
+			}
 			if Terminal(e.Type) {
 				// The whole log is durable when the terminal event arrives.
 				equal(t, storedFrames(t, st, "r1", 0), frames(t, got))
@@ -243,13 +298,13 @@ func TestRunPersistsInOrderBeforeTerminal(t *testing.T) {
 func TestRunReattachMidRun(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
-		m := NewRunManager(st, RunOptions{FlushInterval: 2 * time.Millisecond})
+		m := NewRunManager(st, RunOptions{})
 		s := newStepper()
 		r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, unsub1, err := m.Subscribe("r1", 0)
+		first, unsub1, err := subscribe(t, m, "r1", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +325,7 @@ func TestRunReattachMidRun(t *testing.T) {
 		unsub1()
 		unsub1()
 		s.send(t, "c")
-		second, unsub2, err := m.Subscribe("r1", 4)
+		second, unsub2, err := subscribe(t, m, "r1", 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +364,7 @@ func TestRunSurvivesRequestContext(t *testing.T) {
 		cancel()
 		close(started)
 		waitRun(t, r)
-		ch, _, err := m.Subscribe("r1", 0)
+		ch, _, err := subscribe(t, m, "r1", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,19 +406,19 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id, ok := m.Active("c1"); !ok || id != "r1" {
+		if id, ok := m.Active(context.Background(), "c1"); !ok || id != "r1" {
 			t.Fatalf("Active(c1) = %q, %v", id, ok)
 		}
 		if l := m.List(); len(l) != 2 || l[0].RunID != "r1" || l[1].RunID != "r2" || l[0].ChatID != "c1" || l[0].AgentKey != "writer" {
 			t.Fatalf("List = %+v", l)
 		}
-		ch, unsub, err := m.Subscribe("r1", 0)
+		ch, unsub, err := subscribe(t, m, "r1", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer unsub()
 		s1.send(t, "partial")
-		if err := m.Cancel("r1"); err != nil {
+		if err := m.Cancel(context.Background(), "r1"); err != nil {
 			t.Fatal(err)
 		}
 		got := drain(t, ch)
@@ -376,16 +431,16 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil || run.Status != store.RunError || run.ErrorCode != api.CodeRunAborted {
 			t.Fatalf("stored run %+v, %v", run, err)
 		}
-		if _, ok := m.Active("c1"); ok {
+		if _, ok := m.Active(context.Background(), "c1"); ok {
 			t.Fatal("c1 still active")
 		}
 		if l := m.List(); len(l) != 1 || l[0].RunID != "r2" {
 			t.Fatalf("List = %+v", l)
 		}
-		if err := m.Cancel("r1"); !errors.Is(err, ErrRunNotRunning) {
+		if err := m.Cancel(context.Background(), "r1"); !errors.Is(err, ErrRunNotRunning) {
 			t.Fatalf("Cancel of an ended run: %v", err)
 		}
-		if err := m.Cancel("nope"); !errors.Is(err, ErrRunNotFound) {
+		if err := m.Cancel(context.Background(), "nope"); !errors.Is(err, ErrRunNotFound) {
 			t.Fatalf("Cancel of an unknown run: %v", err)
 		}
 		// Close cancels the rest and waits.
@@ -454,7 +509,7 @@ func TestRunReplayAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, _, err := m.Subscribe("r1", 0)
+	ch, _, err := subscribe(t, m, "r1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,16 +524,65 @@ func TestRunReplayAfterRestart(t *testing.T) {
 
 	m2 := NewRunManager(openSQLite(t, path), RunOptions{})
 	for _, after := range []int64{0, 3, int64(len(live))} {
-		ch, unsub, err := m2.Subscribe("r1", after)
+		ch, unsub, err := subscribe(t, m2, "r1", after)
 		if err != nil {
 			t.Fatal(err)
 		}
 		equal(t, frames(t, drain(t, ch)), frames(t, live[after:]))
 		unsub()
 	}
-	if _, _, err := m2.Subscribe("nope", 0); !errors.Is(err, ErrRunNotFound) {
+	if _, _, err := subscribe(t, m2, "nope", 0); !errors.Is(err, ErrRunNotFound) {
 		t.Fatalf("unknown run: %v", err)
 	}
+}
+
+// TestRecoverFinishesARunWhoseEndIsStored: a process that stopped after
+// storing a run's terminal event but before finishing the run leaves a
+// complete log; recovery finishes the run as that event says and adds no
+// second terminal event.
+func TestRecoverFinishesARunWhoseEndIsStored(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		mkChat(t, st, "c1")
+		for _, id := range []string{"r1", "r2", "r3"} {
+			if err := st.CreateRun(ctx, store.Run{ID: id, ChatID: "c1", StartedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ends := map[string]api.Event{
+			"r1": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r1", FinishReason: api.FinishStop}},
+			"r2": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r2", FinishReason: api.FinishTimeout}},
+			"r3": {Seq: 2, Type: api.TypeRunError, Timestamp: 5, Payload: api.RunError{RunID: "r3", Error: api.ErrorInfo{Code: api.CodeModelError}}},
+		}
+		for id, end := range ends {
+			start := api.Event{Seq: 1, Type: api.TypeContentDelta, Timestamp: 4, Payload: api.ContentDelta{ContentID: id + "_c_1", Delta: "Done."}}
+			if err := st.AppendEvents(ctx, id, storeEvent(id, start), storeEvent(id, end)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := NewRunManager(st, RunOptions{})
+		if err := m.RecoverInterrupted(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]string{"r1": {string(store.RunCompleted), "stop", ""},
+			"r2": {string(store.RunTimeout), "timeout", ""}, "r3": {string(store.RunError), "", api.CodeModelError}}
+		for id, w := range want {
+			run, err := st.GetRun(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := [3]string{string(run.Status), run.FinishReason, run.ErrorCode}; got != w {
+				t.Errorf("%s finished as %v, want %v", id, got, w)
+			}
+			if last, _ := st.LastSeq(ctx, id); last != 2 {
+				t.Errorf("%s: %d events, want the 2 stored", id, last)
+			}
+		}
+		chat, err := st.GetChat(ctx, "c1")
+		if err != nil || chat.LastRunContent != "Done." {
+			t.Fatalf("chat after recovery: %+v, %v", chat, err)
+		}
+	})
 }
 
 func TestRecoverInterrupted(t *testing.T) {
@@ -512,55 +616,65 @@ func TestRecoverInterrupted(t *testing.T) {
 	})
 }
 
-func TestRunSlowSubscriberDropped(t *testing.T) {
+// A subscriber that reads nothing while the run emits thousands of events is
+// not dropped (issue 14: it was, at 256 unsent events, and its stream ended
+// without a terminal event): it reads on from the store, beyond the events
+// kept in memory, then follows live, and the run never waits for it.
+func TestRunSlowSubscriberCatchesUp(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
-		m := NewRunManager(st, RunOptions{SubscriberBuffer: 3})
-		s := newStepper()
-		r, err := m.Start(context.Background(), spec("r1", "c1", s.execute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		slow, unsubSlow, err := m.Subscribe("r1", 0) // 2 replayed + 3 live fit
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unsubSlow()
-		fast, unsubFast, err := m.Subscribe("r1", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unsubFast()
-		var fastGot []api.Event
-		for range 2 { // bootstrap
-			e, _ := next(t, fast)
-			fastGot = append(fastGot, e)
-		}
-		for i := range 20 {
-			s.send(t, "x")
-			n := 1
-			if i == 0 {
-				n = 2 // content.start comes with the first delta
+		m := NewRunManager(st, RunOptions{})
+		const deltas = 5000
+		release := make(chan struct{})
+		r, err := m.Start(context.Background(), spec("r1", "c1", func(ctx context.Context, a *Assembler) error {
+			for range deltas {
+				a.Content("x")
 			}
-			for range n {
-				e, _ := next(t, fast)
-				fastGot = append(fastGot, e)
-			}
-		}
-		close(s.ch)
-		waitRun(t, r) // never blocked by slow
-		fastGot = append(fastGot, drain(t, fast)...)
-		checkSeqs(t, fastGot, 0, api.TypeRunComplete)
-		slowGot := drain(t, slow)
-		if len(slowGot) != 5 {
-			t.Fatalf("the slow subscriber got %d events", len(slowGot))
-		}
-		// It re-attaches from where it stopped and gets the rest from the store.
-		rest, _, err := m.Subscribe("r1", slowGot[4].Seq)
+			<-release
+			a.Content("live")
+			return nil
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		equal(t, frames(t, append(slowGot, drain(t, rest)...)), frames(t, fastGot))
+		slow, err := m.Subscribe(context.Background(), "r1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		// Wait (without reading) until the run has stored everything so far.
+		for {
+			if last, _ := st.LastSeq(context.Background(), "r1"); last >= deltas+3 {
+				break
+			}
+			<-slow.Ready()
+		}
+		var got []api.Event
+		released := false
+		for {
+			evs, done, err := slow.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, evs...)
+			if done {
+				break
+			}
+			if len(evs) == 0 {
+				if len(got) == deltas+3 && !released {
+					close(release) // caught up: the rest comes live
+					released = true
+				}
+				<-slow.Ready()
+			}
+		}
+		waitRun(t, r)
+		// request.query run.start content.start 5001 deltas content.end run.complete
+		if len(got) != deltas+6 {
+			t.Fatalf("the slow subscriber got %d events", len(got))
+		}
+		checkSeqs(t, got, 0, api.TypeRunComplete)
+		equal(t, frames(t, got), storedFrames(t, st, "r1", 0))
 	})
 }
 
@@ -584,7 +698,7 @@ func TestStoredEventForeignBody(t *testing.T) {
 func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 	leakCheck(t)
 	st := memory.New()
-	m := NewRunManager(st, RunOptions{FlushInterval: time.Millisecond})
+	m := NewRunManager(st, RunOptions{})
 	mkChat(t, st, "c1")
 	release := make(chan struct{})
 	r, err := m.Start(context.Background(), RunSpec{RunID: "r1", ChatID: "c1",
@@ -601,7 +715,7 @@ func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, cancel, err := m.Subscribe("r1", 5) // the run is at seq 2
+	ch, cancel, err := subscribe(t, m, "r1", 5) // the run is at seq 2 or 3
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,4 +730,126 @@ func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 	if !slices.Equal(seqs, []int64{6, 7, 8}) {
 		t.Errorf("seqs after 5: %v", seqs)
 	}
+}
+
+// flakyStore fails its first event writes: fail of them refused, then lost
+// answers (stored, yet an error).
+type flakyStore struct {
+	*memory.Store
+	fail, lost atomic.Int32
+}
+
+func (f *flakyStore) AppendEventLogs(ctx context.Context, events ...store.Event) error {
+	if f.fail.Add(-1) >= 0 {
+		return errors.New("disk unavailable")
+	}
+	if f.lost.Add(-1) >= 0 {
+		if err := f.Store.AppendEventLogs(ctx, events...); err != nil {
+			return err
+		}
+		return errors.New("the answer got lost")
+	}
+	return f.Store.AppendEventLogs(ctx, events...)
+}
+
+func (f *flakyStore) AppendEvents(ctx context.Context, runID string, events ...store.Event) error {
+	if f.fail.Load() >= 0 {
+		return errors.New("disk unavailable")
+	}
+	return f.Store.AppendEvents(ctx, runID, events...)
+}
+
+// Events that cannot be stored are not sent; they are retried until the
+// store takes them, a commit whose answer was lost is not stored twice, and
+// the run ends normally with every event sent once.
+func TestRunEventsWaitForTheStore(t *testing.T) {
+	leakCheck(t)
+	st := &flakyStore{Store: memory.New()}
+	mkChat(t, st, "c1")
+	st.fail.Store(3)
+	st.lost.Store(2)
+	s, r, ch := stepped(t, NewRunManager(st, RunOptions{}))
+	var got []api.Event
+	for _, d := range []string{"a", "b", "c"} {
+		s.send(t, d)
+	}
+	close(s.ch)
+	for e := range ch {
+		if last, _ := st.LastSeq(context.Background(), "r1"); last < e.Seq {
+			t.Fatalf("seq %d sent before it was stored (last stored %d)", e.Seq, last)
+		}
+		got = append(got, e)
+	}
+	waitRun(t, r)
+	checkSeqs(t, got, 0, api.TypeRunComplete)
+	equal(t, frames(t, got), storedFrames(t, st, "r1", 0))
+}
+
+// Issue 14: an edit is saved before its document.edit event is emitted, so
+// a crash in between left saved edits without their event in the chat
+// history. Recovery adds the missing events (after the stored log, before
+// run_aborted); an edit whose event was stored, and another run's edit,
+// are left alone.
+func TestRecoverAddsLostDocumentEdits(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.UnixMilli(1770863186000)
+		_, err := st.CreateDocument(ctx, store.Document{ID: "d1", Name: "book", Markdown: "# A\n", ItemCount: 1, CreatedAt: now, UpdatedAt: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateChat(ctx, store.Chat{ID: "c1", Name: "c", AgentKey: "a", DocumentID: "d1", CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		mkChat(t, st, "c2")
+		for _, r := range []store.Run{{ID: "r0", ChatID: "c1"}, {ID: "r1", ChatID: "c2"}} {
+			r.StartedAt, r.Query = now, []byte(`{"message":"edit"}`)
+			if err := st.CreateRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		edit := func(rev int, run, tool string) api.DocumentEdit {
+			_, err := st.ApplyDocumentEdit(ctx, "d1", store.DocumentContent{Markdown: fmt.Sprintf("# A%d\n", rev), ItemCount: 1},
+				store.DocumentEdit{DocumentID: "d1", Revision: rev, RunID: run, ToolID: tool, Op: "replace", Pointer: "1:1",
+					NewPointer: "1:1", Before: "# A", After: fmt.Sprintf("# A%d", rev), At: now.Add(time.Duration(rev) * time.Second)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return api.DocumentEdit{DocumentID: "d1", RunID: run, ToolID: tool, Revision: rev, Op: "replace", Pointer: "1:1",
+				NewPointer: "1:1", Before: "# A", After: fmt.Sprintf("# A%d", rev)}
+		}
+		shown := edit(1, "r0", "call_1")
+		edit(2, "r1", "call_x") // another run's (another chat on the same book)
+		lost := edit(3, "r0", "call_2")
+		logged := []api.Event{
+			{Seq: 1, Type: api.TypeRunStart, Timestamp: now.UnixMilli(), Payload: api.RunStart{RunID: "r0", ChatID: "c1", AgentKey: "a"}},
+			{Seq: 2, Type: api.TypeDocumentEdit, Timestamp: now.UnixMilli() + 1000, Payload: shown},
+		}
+		for _, e := range logged {
+			if err := st.AppendEvents(ctx, "r0", storeEvent("r0", e)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := NewRunManager(st, RunOptions{Clock: func() time.Time { return now.Add(time.Minute) }})
+		if err := m.RecoverInterrupted(ctx); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := st.ListEvents(ctx, "r0", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 2 || evs[0].Type != api.TypeDocumentEdit || evs[1].Type != api.TypeRunError {
+			t.Fatalf("after recovery: %v", evs)
+		}
+		want := storeEvent("r0", api.Event{Seq: 3, Type: api.TypeDocumentEdit, Timestamp: now.UnixMilli() + 3000, Payload: lost})
+		if string(evs[0].Body) != string(want.Body) {
+			t.Errorf("recovered edit event\n%s\nwant\n%s", evs[0].Body, want.Body)
+		}
+		if evs[1].Seq != 4 {
+			t.Errorf("run_aborted seq %d", evs[1].Seq)
+		}
+		if other, _ := st.ListEvents(ctx, "r1", 0); len(other) != 1 || other[0].Type != api.TypeRunError {
+			t.Errorf("the other run got %v", other)
+		}
+	})
 }

@@ -61,11 +61,17 @@ type Options struct {
 	// MCPCursorAgent returns the cursor agent MCP clients may run (on the
 	// default model), or nil when there is none; nil: none.
 	MCPCursorAgent func() *cursoragent.Agent
+	// Web is the web app served at / next to the API (nil: none; see
+	// webapp.go).
+	Web WebApp
+
+	// Guard configures the security chain (hosts, CORS, trusted origins).
+	Guard Guard
 
 	DefaultAgent     string        // agents.default (default DefaultAgentKey)
 	Heartbeat        time.Duration // sse.heartbeatMs (default 15 s)
+	Stall            time.Duration // sse.stallTimeoutMs: a client reading nothing that long is given up (0: never)
 	DoneMarker       bool          // sse.doneMarker
-	CORS             bool          // cors.enabled
 	DocumentMaxBytes int64         // documents.maxBytes (default 8 MiB)
 	MemoryK          int           // memory.k (default 20)
 
@@ -83,9 +89,10 @@ type Executor interface {
 
 // Server is the /api/ap HTTP server of PLATFORM_API.md.
 type Server struct {
-	opts  Options
-	mux   *http.ServeMux
-	runID *RunIDs
+	opts     Options
+	mux      *http.ServeMux
+	policies map[string]Policy // by mux pattern (Route)
+	runID    *RunIDs
 }
 
 // New returns a server over opts.
@@ -108,24 +115,17 @@ func New(opts Options) *Server {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux(), runID: NewRunIDs(opts.Clock)}
+	s := &Server{opts: opts, mux: http.NewServeMux(), policies: map[string]Policy{}, runID: NewRunIDs(opts.Clock)}
+	if opts.Runs != nil {
+		opts.Runs.answerSubmits(s.answerForwarded)
+	}
 	s.routes()
 	return s
 }
 
-// Handler returns the server's handler: auth (when on), CORS (when on), the
-// routes, and 404 envelopes for everything else.
-func (s *Server) Handler() http.Handler {
-	var h http.Handler = s.mux
-	if s.opts.Auth != nil {
-		h = auth.Middleware(s.opts.Auth, h, auth.WithDataTokenValidation(s.opts.DataTokenValidation),
-			auth.WithDataPath("/api/ap/data"), auth.WithLogger(s.opts.Logger))
-	}
-	if s.opts.CORS {
-		h = cors(h)
-	}
-	return h
-}
+// Handler returns the server's handler: the security chain (guard.go) in
+// front of the routes, with 404 envelopes for everything else.
+func (s *Server) Handler() http.Handler { return s.guard() }
 
 // routes registers every endpoint. Handlers live in their own files.
 func (s *Server) routes() {
@@ -133,24 +133,10 @@ func (s *Server) routes() {
 	s.registerDocuments() // /documents /document /document/items /document/raw /document/history
 	s.registerChats()     // /chats /read /chat /query /submit /run/stream /runs /run/cancel
 	s.mountMCP()          // /mcp, the book tools for MCP clients (mcp.go)
+	s.registerPresent()   // /render /diff
+	s.registerWeb()       // the web app: / /frame.html /assets/ (webapp.go)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found", nil)
-	})
-}
-
-// cors answers preflights and adds the CORS headers on /api/** (§ 1.1).
-func cors(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
-		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		h.Set("Access-Control-Expose-Headers", "Content-Disposition")
-		if r.Method == http.MethodOptions {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
 }
 

@@ -31,11 +31,12 @@ const (
 // client is gone every call returns the request context's error. It is safe
 // for concurrent use.
 type SSEWriter struct {
-	mu   sync.Mutex
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	gone func() error // the request context's Err
-	err  error        // sticky write error
+	mu    sync.Mutex
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	gone  func() error  // the request context's Err
+	err   error         // sticky write error
+	stall time.Duration // the write deadline of one frame (0: none)
 }
 
 // NewSSEWriter sets the § 3.1 headers, writes status 200 and flushes. Answer
@@ -117,6 +118,9 @@ func (s *SSEWriter) write(b []byte) error {
 	if s.err != nil {
 		return s.err
 	}
+	if s.stall > 0 {
+		s.setDeadline(time.Now().Add(s.stall))
+	}
 	_, err := s.w.Write(b)
 	if err == nil {
 		err = s.rc.Flush()
@@ -130,58 +134,102 @@ func (s *SSEWriter) write(b []byte) error {
 	return err
 }
 
+// setDeadline sets the connection's write deadline where the response
+// supports it (http.ErrNotSupported elsewhere: no deadline).
+func (s *SSEWriter) setDeadline(t time.Time) { _ = s.rc.SetWriteDeadline(t) }
+
+// clearDeadline removes the write deadline, so that it does not outlive the
+// stream on a kept-alive connection.
+func (s *SSEWriter) clearDeadline() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stall > 0 {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
 // Terminal reports whether an event type ends a run's stream.
 func Terminal(typ string) bool { return typ == api.TypeRunComplete || typ == api.TypeRunError }
 
-// Serve streams events to one client: it opens the SSE response, writes each
-// event as it arrives (flushed before the next is read), writes a heartbeat
-// after every heartbeat interval without an event (never inside an event; 0
-// turns heartbeats off), and returns nil after a terminal event (followed by
-// the [DONE] marker when done is set) or when events is closed. It returns
-// the context's error when ctx ends or the client goes away, and
-// NewSSEWriter's error when the response cannot stream (nothing written).
-func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, events <-chan api.Event, heartbeat time.Duration, done bool) error {
+// EventSource is what Serve streams: a run Subscription.
+type EventSource interface {
+	// Next returns the events available now; done after the last one.
+	Next(ctx context.Context) (events []api.Event, done bool, err error)
+	// Ready receives a value when Next may have new events.
+	Ready() <-chan struct{}
+}
+
+// StreamOptions tune Serve.
+type StreamOptions struct {
+	// Heartbeat is the interval of heartbeat frames without an event (0:
+	// none).
+	Heartbeat time.Duration
+	// Done writes the [DONE] marker after the terminal event.
+	Done bool
+	// Stall is how long one frame may take to reach the client's
+	// connection (its write deadline; 0: no deadline). A client that reads
+	// nothing for that long is given up: the stream ends with an error and
+	// the connection closes; the client may reattach with its
+	// Last-Event-ID. A slow client that keeps reading is never cut off.
+	Stall time.Duration
+}
+
+// Serve streams src to one client: it opens the SSE response, writes each
+// event as soon as src has it (flushed at once), writes a heartbeat after
+// every heartbeat interval without an event (never inside an event), and
+// returns nil after a terminal event (followed by the [DONE] marker when
+// asked) or when src is done. It returns the context's error when ctx ends
+// or the client goes away, the write error of a frame the client did not
+// take within Stall, and NewSSEWriter's error when the response cannot
+// stream (nothing written).
+func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, src EventSource, opts StreamOptions) error {
 	sw, err := NewSSEWriter(w, r)
 	if err != nil {
 		return err
 	}
+	sw.stall = opts.Stall
+	defer sw.clearDeadline()
 	var tick <-chan time.Time
 	rearm := func() {}
-	if heartbeat > 0 {
-		t := time.NewTimer(heartbeat)
+	if opts.Heartbeat > 0 {
+		t := time.NewTimer(opts.Heartbeat)
 		defer t.Stop()
-		tick, rearm = t.C, func() { t.Reset(heartbeat) }
+		tick, rearm = t.C, func() { t.Reset(opts.Heartbeat) }
 	}
-	return pump(ctx, r.Context(), sw, events, done, tick, rearm)
-}
-
-// pump is Serve's loop; rearm restarts the heartbeat timer.
-func pump(ctx, client context.Context, sw *SSEWriter, events <-chan api.Event, done bool, tick <-chan time.Time, rearm func()) error {
 	for {
+		events, done, err := src.Next(ctx)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			if err := sw.Write(e); err != nil {
+				return err
+			}
+			if Terminal(e.Type) {
+				if opts.Done {
+					return sw.Done()
+				}
+				return nil
+			}
+		}
+		if done {
+			return nil
+		}
+		if len(events) > 0 {
+			rearm()
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-client.Done():
-			return client.Err()
+		case <-r.Context().Done():
+			return r.Context().Err()
 		case <-tick:
 			if err := sw.Heartbeat(); err != nil {
 				return err
 			}
 			rearm()
-		case e, ok := <-events:
-			if !ok {
-				return nil
-			}
-			if err := sw.Write(e); err != nil {
-				return err
-			}
-			if Terminal(e.Type) {
-				if done {
-					return sw.Done()
-				}
-				return nil
-			}
-			rearm()
+		case <-src.Ready():
 		}
 	}
 }

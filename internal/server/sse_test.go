@@ -21,10 +21,53 @@ func sseServer(t *testing.T, events chan api.Event, heartbeat time.Duration, don
 	t.Helper()
 	errc := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		errc <- Serve(context.Background(), w, r, events, heartbeat, done)
+		errc <- Serve(context.Background(), w, r, newChanSource(events), StreamOptions{Heartbeat: heartbeat, Done: done})
 	}))
 	t.Cleanup(srv.Close)
 	return srv, errc
+}
+
+// chanSource is an EventSource fed by a channel: a goroutine collects the
+// events; closing the channel ends the source.
+type chanSource struct {
+	ready  chan struct{}
+	mu     sync.Mutex
+	buf    []api.Event
+	closed bool
+}
+
+func newChanSource(in <-chan api.Event) *chanSource {
+	s := &chanSource{ready: make(chan struct{}, 1)}
+	go func() {
+		for e := range in {
+			s.mu.Lock()
+			s.buf = append(s.buf, e)
+			s.mu.Unlock()
+			s.signal()
+		}
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		s.signal()
+	}()
+	return s
+}
+
+func (s *chanSource) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (s *chanSource) Ready() <-chan struct{} { return s.ready }
+
+func (s *chanSource) Next(context.Context) ([]api.Event, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.buf
+	s.buf = nil
+	return out, s.closed && len(out) == 0, nil
 }
 
 // open starts a streaming request and returns the response and a reader on
@@ -177,13 +220,13 @@ func TestServeContextAndClosedChannel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := httptest.NewRecorder()
-	if err := Serve(ctx, rec, httptest.NewRequest("POST", "/", nil), make(chan api.Event), 0, false); !errors.Is(err, context.Canceled) {
+	if err := Serve(ctx, rec, httptest.NewRequest("POST", "/", nil), newChanSource(make(chan api.Event)), StreamOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled ctx: %v", err)
 	}
 	closed := make(chan api.Event)
 	close(closed)
 	rec = httptest.NewRecorder()
-	if err := Serve(context.Background(), rec, httptest.NewRequest("POST", "/", nil), closed, 0, false); err != nil {
+	if err := Serve(context.Background(), rec, httptest.NewRequest("POST", "/", nil), newChanSource(closed), StreamOptions{}); err != nil {
 		t.Errorf("closed channel: %v", err)
 	}
 	if rec.Body.Len() != 0 || !rec.Flushed || rec.Header().Get("Content-Type") != "text/event-stream; charset=utf-8" {

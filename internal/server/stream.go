@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -38,6 +39,13 @@ func (s *Server) handleRunStream(w http.ResponseWriter, r *http.Request) {
 	after, err := lastEventID(r)
 	if err != nil {
 		s.writeReqError(w, r, err)
+		return
+	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeError(w, http.StatusNotFound, "Run not found: "+runID, nil)
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
 		return
 	}
 	s.stream(w, r, runID, after)
@@ -89,25 +97,78 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, fields)
 		return
 	}
+	if err := s.checkRun(r.Context(), runID); errors.Is(err, ErrRunNotFound) {
+		writeOK(w, unmatched(runID, toolID)) // another user's run is not there for this one
+		return
+	} else if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
+	answer := s.answerSubmit(runID, toolID, body.Params)
+	if !answer.taken {
+		if fwd, ok := s.forwardSubmit(r.Context(), runID, toolID, body.Params); ok {
+			answer = fwd
+		}
+	}
+	writeJSON(w, answer.status, answer.env)
+}
+
+// submitAnswer is the answer to POST /submit: its HTTP status and envelope,
+// and whether a wait of this node had the key (an accepted submit, or a
+// decision refused as invalid); one no wait had is forwarded to the node
+// executing the run (forwardSubmit).
+type submitAnswer struct {
+	status int
+	env    api.Envelope
+	taken  bool
+}
+
+// answerSubmit answers a submit from the waits of this node: a scope
+// decision, an edit decision or a frontend tool's params.
+func (s *Server) answerSubmit(runID, toolID string, params json.RawMessage) submitAnswer {
 	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
 		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
-			s.submitScope(w, sc, runID, toolID, body.Params)
-			return
+			matched, err := sc.SubmitScope(runID, toolID, params)
+			return decision(runID, toolID, matched, err, "Invalid scope decision: ", "Scope decision accepted")
 		}
 	}
 	if strings.HasPrefix(toolID, api.CallApprovalPrefix) {
 		if cs, ok := s.opts.Engine.(CallsSubmitter); ok {
-			s.submitCalls(w, cs, runID, toolID, body.Params)
-			return
+			matched, err := cs.SubmitCalls(runID, toolID, params)
+			return decision(runID, toolID, matched, err, "Invalid edit decision: ", "Edit decision accepted")
 		}
 	}
-	if s.opts.Engine.Submit(runID, toolID, body.Params) {
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
-		return
+	matched := s.opts.Engine.Submit(runID, toolID, params)
+	return decision(runID, toolID, matched, nil, "", "Frontend submit accepted")
+}
+
+// decision is the answer of a submit: 400 "<invalid><err>" for a decision
+// the wait refused, else 200 accepted or unmatched with the detail text.
+func decision(runID, toolID string, matched bool, err error, invalid, accepted string) submitAnswer {
+	if err != nil {
+		return submitAnswer{status: http.StatusBadRequest, taken: true,
+			env: api.Envelope{Code: http.StatusBadRequest, Msg: invalid + err.Error(), Data: struct{}{}}}
 	}
-	writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-		Detail: "No pending frontend tool found for runId=" + runID + ", toolId=" + toolID})
+	if !matched {
+		return submitAnswer{status: http.StatusOK, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: unmatched(runID, toolID)}}
+	}
+	resp := SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+		Detail: accepted + " for runId=" + runID + ", toolId=" + toolID}
+	return submitAnswer{status: http.StatusOK, taken: true, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
+}
+
+// unmatched is the answer to a submit that matches no pending wait, worded
+// for the kind of wait its toolId names.
+func unmatched(runID, toolID string) SubmitResponse {
+	what := "frontend tool"
+	switch {
+	case strings.HasPrefix(toolID, api.ScopeApprovalPrefix):
+		what = "scope approval"
+	case strings.HasPrefix(toolID, api.CallApprovalPrefix):
+		what = "edit approval"
+	}
+	return SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
+		Detail: "No pending " + what + " found for runId=" + runID + ", toolId=" + toolID}
 }
 
 // ScopeSubmitter is implemented by executors that run protocol agents
@@ -119,22 +180,6 @@ type ScopeSubmitter interface {
 	SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error)
 }
 
-// submitScope answers POST /submit for a scope decision (AGENT_PROTOCOL
-// § 5.4): accepted, 200 unmatched, or 400 "Invalid scope decision: …".
-func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, toolID string, params json.RawMessage) {
-	matched, err := sc.SubmitScope(runID, toolID, params)
-	switch {
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "Invalid scope decision: "+err.Error(), nil)
-	case matched:
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Scope decision accepted for runId=" + runID + ", toolId=" + toolID})
-	default:
-		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-			Detail: "No pending scope approval found for runId=" + runID + ", toolId=" + toolID})
-	}
-}
-
 // CallsSubmitter is implemented by executors that run protocol agents
 // (*engine.Engine): it answers an edit approval "calls:<toolId>" (the
 // approvalId of approval.request). matched is false when no such approval
@@ -142,21 +187,4 @@ func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, to
 // approval stays pending).
 type CallsSubmitter interface {
 	SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error)
-}
-
-// submitCalls answers POST /submit for an edit decision {decision:
-// approve|deny|partial, approved?, reason?}: accepted, 200 unmatched, or
-// 400 "Invalid edit decision: …".
-func (s *Server) submitCalls(w http.ResponseWriter, cs CallsSubmitter, runID, toolID string, params json.RawMessage) {
-	matched, err := cs.SubmitCalls(runID, toolID, params)
-	switch {
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "Invalid edit decision: "+err.Error(), nil)
-	case matched:
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Edit decision accepted for runId=" + runID + ", toolId=" + toolID})
-	default:
-		writeOK(w, SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
-			Detail: "No pending edit approval found for runId=" + runID + ", toolId=" + toolID})
-	}
 }

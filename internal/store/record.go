@@ -18,6 +18,9 @@ type Chat struct {
 	LastRunContent string // the last run's content text, else its user message
 	ReadStatus     int    // 0 unread, 1 read
 	ReadAt         *time.Time
+	// Owner is the subject (JWT sub) the chat belongs to, with its runs; ""
+	// for a chat created without auth. Set at creation, never changed.
+	Owner string
 }
 
 // RunStatus is the state of a run: running, or one of the terminal states.
@@ -109,6 +112,9 @@ type Document struct {
 	SizeBytes  int
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Owner is the subject (JWT sub) the document belongs to; "" for a
+	// document created without auth (or the sample book). Set at creation.
+	Owner string
 }
 
 // DocumentContent is what an edit leaves a document with: its text, its item count and
@@ -132,6 +138,21 @@ type DocumentEdit struct {
 	Before     string // old Markdown, optional
 	After      string // new Markdown, optional
 	At         time.Time
+	// Splice is the change the edit made to the document's text, so that
+	// earlier revisions can be rebuilt from the current text; nil when not
+	// recorded (edits stored before splices were kept).
+	Splice *Splice
+	// RevertedTo is, for an edit of op "revert", the revision whose text it
+	// restored; nil for every other edit.
+	RevertedTo *int
+}
+
+// Splice is a change of a text: the bytes Old at byte offset At of the text
+// before became New. Applying it the other way round (New at At back to
+// Old) restores the text before.
+type Splice struct {
+	At       int
+	Old, New string
 }
 
 // TaskState is the persisted state of a cursor-agent task; Body is opaque JSON.
@@ -160,4 +181,21 @@ func StoredIDs(ids []int) []int {
 		return nil
 	}
 	return slices.Clone(ids)
+}
+
+// DocumentDatum is one value of a document's data (DocumentData).
+type DocumentDatum struct {
+	DocumentID string
+	Name       string
+	Data       []byte
+	UpdatedAt  time.Time
+}
+
+// Edited returns d as edit e leaves it with content c (its text, item count
+// and item IDs, revision, size and update time): the document every
+// backend's ApplyDocumentEdit stores and returns.
+func Edited(d Document, c DocumentContent, e DocumentEdit) Document {
+	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), StoredTime(e.At)
+	d.ItemIDs, d.NextItemID = StoredIDs(c.ItemIDs), c.NextItemID
+	return d
 }

@@ -71,6 +71,10 @@ type Events interface {
 	// Seqs must be >= 1 and strictly increase, within the batch and above the run's last
 	// seq (else ErrConflict; duplicates included).
 	AppendEvents(ctx context.Context, runID string, events ...Event) error
+	// AppendEventLogs appends the events of several runs in one transaction (a group
+	// commit): either every event is stored or none. Each event names its run (RunID, else
+	// ErrInvalid); the events of one run keep their order and follow AppendEvents' rules.
+	AppendEventLogs(ctx context.Context, events ...Event) error
 	// ListEvents returns the run's events with seq > afterSeq in ascending seq order.
 	ListEvents(ctx context.Context, runID string, afterSeq int64) ([]Event, error)
 	// LastSeq returns the run's highest stored seq, 0 if none.
@@ -107,6 +111,20 @@ type Documents interface {
 	ListDocumentEdits(ctx context.Context, docID string, afterRevision int) ([]DocumentEdit, error)
 }
 
+// DocumentData stores what aite derives from a document and keeps beside
+// it, by name: its codex ("codex.json"), its vector index ("vectors.bin"),
+// the plan of an interrupted codex build ("codex-build.json"). A value is
+// opaque bytes, replaced whole.
+type DocumentData interface {
+	// PutDocumentData stores (or replaces) the value called name of an
+	// existing document (else ErrNotFound); name must be 1..64 characters
+	// of letters, digits, '.', '-' and '_' (else ErrInvalid).
+	PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error
+	// GetDocumentData returns the value called name of the document, or
+	// ErrNotFound when the document or the value does not exist.
+	GetDocumentData(ctx context.Context, docID, name string) (DocumentDatum, error)
+}
+
 // Tasks stores cursor-agent task states.
 type Tasks interface {
 	// SaveTask inserts or replaces the state of task id.
@@ -124,6 +142,7 @@ type Store interface {
 	Events
 	Plans
 	Documents
+	DocumentData
 	Tasks
 	io.Closer
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // The Validate functions hold the record rules every backend applies before writing, so the
@@ -83,6 +84,22 @@ func ValidateEvents(runID string, lastSeq int64, events []Event) error {
 		prev = e.Seq
 	}
 	return nil
+}
+
+// EventsByRun splits the events of AppendEventLogs by run, in the order the runs first
+// appear, keeping each run's events in order; an event without RunID is ErrInvalid.
+func EventsByRun(events []Event) (runIDs []string, byRun map[string][]Event, err error) {
+	byRun = map[string][]Event{}
+	for i, e := range events {
+		if e.RunID == "" {
+			return nil, nil, fmt.Errorf("%w: event %d (seq %d) names no run", ErrInvalid, i, e.Seq)
+		}
+		if _, ok := byRun[e.RunID]; !ok {
+			runIDs = append(runIDs, e.RunID)
+		}
+		byRun[e.RunID] = append(byRun[e.RunID], e)
+	}
+	return runIDs, byRun, nil
 }
 
 // ValidatePlan checks a plan to be saved.
@@ -172,6 +189,20 @@ func validJSON(b json.RawMessage, optional bool, format string, args ...any) err
 	}
 	if !json.Valid(b) {
 		return fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	return nil
+}
+
+// dataName is the form of a DocumentData name.
+var dataName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidateDocumentData checks a DocumentData name.
+func ValidateDocumentData(docID, name string) error {
+	if docID == "" {
+		return fmt.Errorf("%w: document id is empty", ErrInvalid)
+	}
+	if !dataName.MatchString(name) {
+		return fmt.Errorf("%w: document data name %q (1 to 64 letters, digits, '.', '-' or '_')", ErrInvalid, name)
 	}
 	return nil
 }

@@ -29,7 +29,8 @@ func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Respons
 const streamErrorPrefix = "received error while streaming: "
 
 // classify maps any failure to an *llm.Error. emitted says whether events
-// were already yielded: a broken connection is then Protocol, not Network.
+// were already yielded: a broken connection is then "the stream broke off" (still
+// Network, so retriable: the adapters never retry once output was seen).
 func (p *Provider) classify(ctx context.Context, err error, emitted bool) *llm.Error {
 	if ce := llm.ContextError(ctx); ce != nil {
 		return ce
@@ -50,8 +51,8 @@ func (p *Provider) classify(ctx context.Context, err error, emitted bool) *llm.E
 		return &llm.Error{Kind: llm.Timeout, Message: "network timeout", Err: err}
 	}
 	if isNetwork(err) {
-		if emitted {
-			return &llm.Error{Kind: llm.Protocol, Message: "the stream broke off", Err: err}
+		if emitted { // a reset mid-stream: retriable, but never retried after output
+			return &llm.Error{Kind: llm.Network, Message: "the stream broke off", Err: err}
 		}
 		return &llm.Error{Kind: llm.Network, Message: "connection failed", Err: err}
 	}

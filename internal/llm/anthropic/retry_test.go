@@ -78,11 +78,14 @@ func TestErrorAfterPartialOutputIsNotRetried(t *testing.T) {
 	require.Len(t, srv.requests(), 1)
 }
 
-func TestBrokenConnectionAfterOutputIsProtocol(t *testing.T) {
+// A reset after output is a network failure (retriable for the caller) that
+// the adapter itself never retries.
+func TestBrokenConnectionAfterOutputIsNetworkNotRetried(t *testing.T) {
 	srv := newServer(t, reply{frames: []string{msgStart(1, 0, 0), textStart(0), textDelta(0, "Hal")}, abort: true})
 	evs, err := collect(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest())
 	require.Len(t, evs, 1)
-	require.Equal(t, llm.Protocol, llm.KindOf(err))
+	require.Equal(t, llm.Network, llm.KindOf(err))
+	require.True(t, llm.IsRetriable(err))
 	require.Len(t, srv.requests(), 1)
 }
 
@@ -199,7 +202,7 @@ func TestParseRetryAfter(t *testing.T) {
 	require.Equal(t, 2*time.Second, parseRetryAfter(h("Retry-After", "2"), now))
 	require.Equal(t, 1500*time.Millisecond, parseRetryAfter(h("Retry-After-Ms", "1500"), now))
 	require.Equal(t, 30*time.Second, parseRetryAfter(h("Retry-After", now.Add(30*time.Second).Format(http.TimeFormat)), now))
-	require.Equal(t, time.Minute, parseRetryAfter(h("Retry-After", "999"), now))
+	require.Equal(t, 999*time.Second, parseRetryAfter(h("Retry-After", "999"), now))
 	require.Zero(t, parseRetryAfter(h("Retry-After", "soon"), now))
 	require.Zero(t, parseRetryAfter(http.Header{}, now))
 }

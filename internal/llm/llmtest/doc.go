@@ -9,7 +9,10 @@
 //     chunks byte for byte (chunk builders: ContentChunk, ReasoningChunk,
 //     ToolCallChunk, UsageChunk, FinishChunk, …), returns HTTP errors with
 //     headers per request, and records the requests. Server.Provider points
-//     the real adapter (llm/openai) at it.
+//     the real adapter (llm/openai) at it. ServeProvider makes any
+//     llm.Provider (a Scripted, an oracle) the server's answers, decoding
+//     each Chat Completions request into an llm.Request; Listen starts a
+//     server outside a test, to point the command line at by hand.
 //   - Recorder / Replayer / RecordOrReplay: transcripts keyed by the SHA-256 of
 //     the canonical request JSON, captured once against a real server with
 //     AITE_RECORD=1 and replayed offline afterwards.

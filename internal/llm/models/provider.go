@@ -61,6 +61,7 @@ func (r *Registry) adapter(m Model) (llm.Provider, error) {
 		HTTPClient:     r.httpClient,
 		ThinkingParam:  p.cfg.ThinkingParam,
 		ReasoningStyle: p.cfg.ReasoningStyle,
+		MaxRetries:     r.maxRetries,
 		Logger:         r.log,
 	}
 	if protocol == ProtocolNewAPI {

@@ -33,11 +33,14 @@ type Registry struct {
 	defFrom    string // "AITE_MODEL" or "defaultModel"
 	def        Model
 	defErr     error
+	embedSpec  string // AITE_EMBED_MODEL, else the config file's embedModel
+	embedFrom  string
 
 	env          func(string) string
 	httpClient   *http.Client
 	log          *slog.Logger
 	checkTimeout time.Duration
+	maxRetries   int
 
 	mu    sync.Mutex
 	built map[string]llm.Provider // by provider key and protocol
@@ -59,7 +62,7 @@ func Load(opts LoadOptions) (*Registry, []Warning, error) {
 		opts.WorkDir = wd
 	}
 	r := &Registry{env: env, httpClient: opts.HTTPClient, log: opts.Logger, checkTimeout: opts.CheckTimeout,
-		providers: map[string]*provider{}, problems: map[string]string{}, byKey: map[string]Model{},
+		maxRetries: opts.MaxRetries, providers: map[string]*provider{}, problems: map[string]string{}, byKey: map[string]Model{},
 		built: map[string]llm.Provider{}}
 	if r.httpClient == nil {
 		r.httpClient = &http.Client{}
@@ -85,6 +88,10 @@ func Load(opts LoadOptions) (*Registry, []Warning, error) {
 	r.modelsDir = dir
 	r.addModels(readModelsDir(dir, dirExplicit, &ws), &ws)
 	r.loadDefault(cfg, &ws)
+	r.embedSpec, r.embedFrom = strings.TrimSpace(r.env("AITE_EMBED_MODEL")), "AITE_EMBED_MODEL"
+	if r.embedSpec == "" {
+		r.embedSpec, r.embedFrom = strings.TrimSpace(cfg.EmbedModel), "embedModel"
+	}
 	r.logLoaded()
 	return r, ws, nil
 }

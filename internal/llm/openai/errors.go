@@ -26,7 +26,8 @@ func captureStatus(req *http.Request, next option.MiddlewareNext) (*http.Respons
 }
 
 // classify maps any failure to an *llm.Error. streamed says whether chunks
-// were already received: a broken connection is then Protocol, not Network.
+// were already received: a broken connection is then "the stream broke off" (still
+// Network, so retriable: the adapters never retry once output was seen).
 func (p *Provider) classify(ctx context.Context, err error, streamed bool) *llm.Error {
 	if ce := llm.ContextError(ctx); ce != nil {
 		return ce
@@ -46,8 +47,8 @@ func (p *Provider) classify(ctx context.Context, err error, streamed bool) *llm.
 		return &llm.Error{Kind: llm.Timeout, Message: "network timeout", Err: err}
 	}
 	if isNetwork(err) {
-		if streamed {
-			return &llm.Error{Kind: llm.Protocol, Message: "the stream broke off", Err: err}
+		if streamed { // a reset mid-stream: retriable, but never retried after output
+			return &llm.Error{Kind: llm.Network, Message: "the stream broke off", Err: err}
 		}
 		return &llm.Error{Kind: llm.Network, Message: "connection failed", Err: err}
 	}

@@ -102,7 +102,7 @@ func TestNoRetryAfterOutput(t *testing.T) {
 		{"rate-limit event after partial output", llmtest.Response{Chunks: []string{llmtest.ContentChunk("par"),
 			llmtest.ContentChunk("tial"), llmtest.ErrorChunk(429, "quota")}}, llm.RateLimited},
 		{"connection cut after partial output", llmtest.Response{Chunks: []string{llmtest.ContentChunk("par"),
-			llmtest.ContentChunk("tial")}, Abort: true}, llm.Protocol},
+			llmtest.ContentChunk("tial")}, Abort: true}, llm.Network},
 		{"malformed chunk after partial output", llmtest.Response{Chunks: []string{llmtest.ContentChunk("par"),
 			llmtest.ContentChunk("tial"), `{"choices":[`}}, llm.Protocol},
 	}

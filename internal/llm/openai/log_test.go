@@ -34,7 +34,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{http.Header{"Retry-After": {"-3"}}, 0},
 		{http.Header{"Retry-After": {"soon"}}, 0},
 		{http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0},
-		{http.Header{"Retry-After": {now.Add(2 * time.Hour).Format(http.TimeFormat)}}, time.Minute},
+		{http.Header{"Retry-After": {now.Add(2 * time.Hour).Format(http.TimeFormat)}}, 2 * time.Hour},
 		{http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond},
 	} {
 		if got := parseRetryAfter(tc.h, now); got != tc.want {

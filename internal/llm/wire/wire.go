@@ -25,8 +25,13 @@ import (
 // Masked replaces every secret value in logs.
 const Masked = "***"
 
-// MaxRetryAfter caps a server's Retry-After and the backoff.
+// MaxRetryAfter caps the wait of an adapter's own retry (Backoff), whatever
+// the server's Retry-After asks for.
 const MaxRetryAfter = 60 * time.Second
+
+// maxParsedRetryAfter bounds a parsed Retry-After (a sanity bound: callers
+// see how long the server asked for, so they can refuse to wait that long).
+const maxParsedRetryAfter = 24 * time.Hour
 
 // secretMarkers are the (lower-case) name fragments whose values are masked.
 var secretMarkers = []string{"authorization", "apikey", "api-key", "api_key", "token", "secret", "password", "cookie"}
@@ -103,10 +108,10 @@ func LogExchange(log *slog.Logger, msg string, req *http.Request, next func(*htt
 
 // Backoff is the server's Retry-After when given, else a jittered
 // exponential backoff: a random duration in [step/2, step] with
-// step = base·2^retries, capped at MaxRetryAfter.
+// step = base·2^retries; either is capped at MaxRetryAfter.
 func Backoff(base time.Duration, retries int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
-		return retryAfter
+		return min(retryAfter, MaxRetryAfter)
 	}
 	step := min(base<<min(retries, 16), MaxRetryAfter)
 	half := step / 2
@@ -136,7 +141,8 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 }
 
 // ParseRetryAfter reads retry-after-ms or Retry-After (seconds or an HTTP
-// date), capped at MaxRetryAfter; 0 when absent or unparsable.
+// date) as the server sent it (bounded at 24 h); 0 when absent or
+// unparsable. Backoff caps the wait.
 func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 	var d time.Duration
 	if v := h.Get("Retry-After-Ms"); v != "" {
@@ -151,7 +157,7 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 			d = t.Sub(now)
 		}
 	}
-	return min(max(d, 0), MaxRetryAfter)
+	return min(max(d, 0), maxParsedRetryAfter)
 }
 
 // versionSuffix matches a base URL that already names an API version.

@@ -52,7 +52,9 @@ func TestRetryAfterAndBackoff(t *testing.T) {
 	require.Equal(t, 7*time.Second, ParseRetryAfter(http.Header{"Retry-After": {"7"}}, now))
 	require.Equal(t, 250*time.Millisecond, ParseRetryAfter(http.Header{"Retry-After-Ms": {"250"}}, now))
 	require.Equal(t, 30*time.Second, ParseRetryAfter(http.Header{"Retry-After": {now.Add(30 * time.Second).Format(http.TimeFormat)}}, now))
-	require.Equal(t, MaxRetryAfter, ParseRetryAfter(http.Header{"Retry-After": {"3600"}}, now))
+	require.Equal(t, time.Hour, ParseRetryAfter(http.Header{"Retry-After": {"3600"}}, now), "as asked: callers decide")
+	require.Equal(t, 24*time.Hour, ParseRetryAfter(http.Header{"Retry-After": {"9999999"}}, now))
+	require.Equal(t, MaxRetryAfter, Backoff(time.Second, 0, time.Hour), "an adapter's own wait is capped")
 	require.Zero(t, ParseRetryAfter(http.Header{"Retry-After": {"soon"}}, now))
 	require.Equal(t, 5*time.Second, Backoff(time.Second, 3, 5*time.Second))
 	for i := 0; i < 50; i++ {

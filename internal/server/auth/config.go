@@ -28,6 +28,12 @@ type Config struct {
 	Issuer string
 	// JWKSCacheSeconds is how long a fetched JWKS document is used before it is fetched again.
 	JWKSCacheSeconds int
+	// JWKSMaxStaleSeconds is how much longer than JWKSCacheSeconds the keys last fetched are
+	// used while the document cannot be fetched again (0: not at all).
+	JWKSMaxStaleSeconds int
+	// AdminScope is the scope (in the token's scope or scp claim) of an administrator, who
+	// sees every user's chats, runs and documents ("" : nobody is).
+	AdminScope string
 }
 
 // ConfigError names the configuration key that breaks a startup rule; it wraps ErrConfig.

@@ -28,10 +28,11 @@ const (
 // jwksCache holds the RSA keys of one JWKS document. It is safe for concurrent use; at most
 // one fetch runs at a time.
 type jwksCache struct {
-	uri    string
-	ttl    time.Duration
-	client *http.Client
-	now    func() time.Time
+	uri      string
+	ttl      time.Duration
+	maxStale time.Duration // how much longer than ttl a document serves while fetching fails
+	client   *http.Client
+	now      func() time.Time
 
 	fetchMu sync.Mutex // held for a whole fetch, so concurrent callers share one result
 
@@ -83,7 +84,9 @@ func (c *jwksCache) keys(ctx context.Context, kid string) ([]*rsa.PublicKey, err
 	return set.lookup(kid), nil
 }
 
-// current returns a document younger than the cache time, fetching one when needed.
+// current returns a document younger than the cache time, fetching one when needed. While
+// fetching fails, the last document serves for maxStale beyond its cache time, so a JWKS
+// outage does not lock every user out at once.
 func (c *jwksCache) current(ctx context.Context) (*keySet, error) {
 	c.mu.Lock()
 	set := c.set
@@ -92,7 +95,7 @@ func (c *jwksCache) current(ctx context.Context) (*keySet, error) {
 	if fresh {
 		return set, nil
 	}
-	return c.refresh(ctx, func(now time.Time) (bool, error) {
+	got, err := c.refresh(ctx, func(now time.Time) (bool, error) {
 		if c.freshLocked(now) {
 			return false, nil
 		}
@@ -101,6 +104,15 @@ func (c *jwksCache) current(ctx context.Context) (*keySet, error) {
 		}
 		return true, nil
 	})
+	if err == nil {
+		return got, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set != nil && c.now().Before(c.set.fetchedAt.Add(c.ttl+c.maxStale)) {
+		return c.set, nil // stale but within the grace time
+	}
+	return nil, err
 }
 
 func (c *jwksCache) freshLocked(now time.Time) bool {

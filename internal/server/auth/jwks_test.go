@@ -188,3 +188,28 @@ func TestJWKSFetchIgnoresCallerCancellation(t *testing.T) {
 		t.Fatalf("a cancelled request context failed the shared fetch: %v", err)
 	}
 }
+
+// Issue 14: when refreshing the JWKS fails after its cache time, every
+// request got 401. The keys last fetched keep serving for
+// jwksMaxStaleSeconds beyond the cache time (refetches still rate-limited),
+// then the failure is final.
+func TestJWKSRefreshFailureKeepsCachedKeysForABoundedTime(t *testing.T) {
+	srv := newJWKSServer(t, jwkOf("k1", key(1)))
+	clock := newClock(t0)
+	v, err := NewVerifier(Config{Enabled: true, JWKSURI: srv.URL, Issuer: testIssuer, JWKSCacheSeconds: 300,
+		JWKSMaxStaleSeconds: 600}, srv.Client(), clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, v, clock, srv, []step{{key: 1, kid: "k1", ok: true, wantHits: 1}})
+	srv.setStatus(http.StatusServiceUnavailable) // the identity provider is down
+	runSteps(t, v, clock, srv, []step{
+		{advance: 300 * time.Second, key: 1, kid: "k1", ok: true, wantHits: 2},  // expired: refetch fails, cached keys serve
+		{advance: time.Second, key: 1, kid: "k1", ok: true, wantHits: 2},        // within 10 s of the failure: no refetch
+		{advance: 298 * time.Second, key: 1, kid: "k1", ok: true, wantHits: 3},  // still within the 600 s grace
+		{advance: 2 * time.Second, key: 2, kid: "k2", ok: false, wantHits: 3},   // an unknown key is not trusted meanwhile
+		{advance: 300 * time.Second, key: 1, kid: "k1", ok: false, wantHits: 4}, // 900 s after the fetch: grace over
+	})
+	srv.setStatus(http.StatusOK)
+	runSteps(t, v, clock, srv, []step{{advance: 10 * time.Second, key: 1, kid: "k1", ok: true, wantHits: 5}})
+}

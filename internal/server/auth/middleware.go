@@ -79,7 +79,11 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, err.Error())
 		return
 	}
-	m.next.ServeHTTP(w, r.WithContext(WithSubject(r.Context(), claims.Subject)))
+	ctx := WithSubject(r.Context(), claims.Subject)
+	if claims.Admin {
+		ctx = WithAdmin(ctx)
+	}
+	m.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // dataTokenBypass reports a GET of the data path with a non-empty t while validation is on.
@@ -124,6 +128,18 @@ type subjectKey struct{}
 // WithSubject returns ctx carrying the JWT subject (for the middleware and for tests).
 func WithSubject(ctx context.Context, subject string) context.Context {
 	return context.WithValue(ctx, subjectKey{}, subject)
+}
+
+// adminKey is the context key of an administrator's request.
+type adminKey struct{}
+
+// WithAdmin returns ctx marked as an administrator's request (the token has the admin scope).
+func WithAdmin(ctx context.Context) context.Context { return context.WithValue(ctx, adminKey{}, true) }
+
+// IsAdmin reports whether the request's token has the admin scope.
+func IsAdmin(ctx context.Context) bool {
+	admin, _ := ctx.Value(adminKey{}).(bool)
+	return admin
 }
 
 // SubjectFrom returns the JWT subject of the request; ok is false when auth is off or the

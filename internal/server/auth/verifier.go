@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,14 +28,17 @@ type Claims struct {
 	Subject string    // sub, never empty
 	Issuer  string    // iss as sent ("" when absent and no issuer is configured)
 	Expiry  time.Time // exp
+	Scopes  []string  // scope (space-separated) or scp (a string or an array of strings)
+	Admin   bool      // Scopes hold the configured admin scope
 }
 
 // Verifier checks API JWTs (§ 8.1). It is safe for concurrent use.
 type Verifier struct {
-	pem    *rsa.PublicKey // nil without auth.publicKeyPem
-	jwks   *jwksCache     // nil without auth.jwksUri
-	issuer string
-	now    func() time.Time
+	pem        *rsa.PublicKey // nil without auth.publicKeyPem
+	jwks       *jwksCache     // nil without auth.jwksUri
+	issuer     string
+	adminScope string
+	now        func() time.Time
 }
 
 // NewVerifier validates cfg (which must have auth enabled) and builds its verifier. client
@@ -53,7 +57,7 @@ func NewVerifier(cfg Config, client *http.Client, clock func() time.Time) (*Veri
 	if client == nil {
 		client = &http.Client{Timeout: defaultHTTPTimeout}
 	}
-	v := &Verifier{issuer: cfg.Issuer, now: clock}
+	v := &Verifier{issuer: cfg.Issuer, adminScope: cfg.AdminScope, now: clock}
 	if cfg.PublicKeyPEM != "" {
 		key, err := ParsePublicKeyPEM(cfg.PublicKeyPEM)
 		if err != nil {
@@ -63,7 +67,8 @@ func NewVerifier(cfg Config, client *http.Client, clock func() time.Time) (*Veri
 	}
 	if cfg.JWKSURI != "" {
 		ttl := time.Duration(cfg.JWKSCacheSeconds) * time.Second
-		v.jwks = &jwksCache{uri: cfg.JWKSURI, ttl: ttl, client: client, now: clock}
+		v.jwks = &jwksCache{uri: cfg.JWKSURI, ttl: ttl, maxStale: time.Duration(cfg.JWKSMaxStaleSeconds) * time.Second,
+			client: client, now: clock}
 	}
 	return v, nil
 }
@@ -163,7 +168,25 @@ func (v *Verifier) checkClaims(payload []byte) (Claims, error) {
 	if v.issuer != "" && iss != v.issuer {
 		return Claims{}, unauthorized("iss %q is not the configured issuer", clip(iss))
 	}
-	return Claims{Subject: sub, Issuer: iss, Expiry: exp}, nil
+	scopes := scopeClaim(m)
+	return Claims{Subject: sub, Issuer: iss, Expiry: exp, Scopes: scopes,
+		Admin: v.adminScope != "" && slices.Contains(scopes, v.adminScope)}, nil
+}
+
+// scopeClaim reads the token's scopes: scope, a space-separated string (RFC 8693), else scp,
+// a string or an array of strings; anything else is no scope.
+func scopeClaim(m map[string]json.RawMessage) []string {
+	if s, _, ok := stringMember(m, "scope"); ok {
+		return strings.Fields(s)
+	}
+	if s, _, ok := stringMember(m, "scp"); ok {
+		return strings.Fields(s)
+	}
+	var list []string
+	if raw, ok := m["scp"]; ok && json.Unmarshal(raw, &list) == nil {
+		return list
+	}
+	return nil
 }
 
 // numericDate parses a JSON number of seconds since the epoch (fractions allowed, strings not).

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,4 +171,41 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("Verify(%q) = %v, not ErrUnauthorized", token, err)
 		}
 	})
+}
+
+// The scope (space-separated) or scp (string or array) claim names the
+// token's scopes; the configured admin scope makes the token an admin's.
+func TestVerifyScopesAndAdmin(t *testing.T) {
+	clock := newClock(t0)
+	v, err := NewVerifier(Config{Enabled: true, PublicKeyPEM: pemOf(t, key(0)), AdminScope: "aite:admin"}, nil, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		key    string
+		value  any
+		scopes []string
+		admin  bool
+	}{
+		{"scope", "read aite:admin", []string{"read", "aite:admin"}, true},
+		{"scp", []any{"aite:admin"}, []string{"aite:admin"}, true},
+		{"scp", "read write", []string{"read", "write"}, false},
+		{"scope", "aite:administrator", []string{"aite:administrator"}, false},
+		{"scope", 7, nil, false},
+		{"", nil, nil, false},
+	}
+	for _, c := range cases {
+		claims := claimsWith(clock, func(m map[string]any) {
+			if c.key != "" {
+				m[c.key] = c.value
+			}
+		})
+		got, err := v.Verify(context.Background(), signRS256(t, key(0), rs256, claims))
+		if err != nil {
+			t.Fatalf("%s=%v: %v", c.key, c.value, err)
+		}
+		if !slices.Equal(got.Scopes, c.scopes) || got.Admin != c.admin {
+			t.Errorf("%s=%v: scopes %v admin %v, want %v %v", c.key, c.value, got.Scopes, got.Admin, c.scopes, c.admin)
+		}
+	}
 }

@@ -43,6 +43,17 @@ const (
 	DefaultMaxPromptChars      = 8000
 	DefaultDocumentMaxBytes    = 8 << 20
 	DefaultChatTokenTTLSeconds = 86400
+	DefaultReadHeaderTimeoutMs = 5000
+	DefaultReadTimeoutMs       = 20000
+	DefaultIdleTimeoutMs       = 30000
+	DefaultStallTimeoutMs      = 30000
+	DefaultAdminScope          = "aite:admin"
+	DefaultJWKSMaxStaleSeconds = 3600
+	// DefaultLeaseMs is cluster.leaseMs: how long the runs of a node that
+	// stopped renewing its lease stay its own (PostgreSQL store).
+	DefaultLeaseMs = 15000
+	// MinLeaseMs is the smallest cluster.leaseMs.
+	MinLeaseMs = 1000
 	// MinChatTokenTTLSeconds is the smallest chatImageToken.ttlSeconds.
 	MinChatTokenTTLSeconds = 60
 	// FileName is the config file looked for in the working directory.
@@ -67,6 +78,7 @@ type Config struct {
 	Auth           AuthConfig           `json:"auth"`
 	ChatImageToken ChatImageTokenConfig `json:"chatImageToken"`
 	CORS           CORSConfig           `json:"cors"`
+	Cluster        ClusterConfig        `json:"cluster"`
 
 	origin map[string]string // key → where its value came from, for error messages
 }
@@ -74,12 +86,50 @@ type Config struct {
 // ServerConfig is server.*.
 type ServerConfig struct {
 	Addr string `json:"addr"` // server.addr: host:port to listen on
+	// AllowedHosts are the Host names answered besides the loopback ones
+	// ("*": any); with auth on and none, any host is answered.
+	AllowedHosts        StringList `json:"allowedHosts"`
+	ReadHeaderTimeoutMs int        `json:"readHeaderTimeoutMs"` // a request's headers must arrive within
+	ReadTimeoutMs       int        `json:"readTimeoutMs"`       // a whole request (headers and body) must arrive within
+	IdleTimeoutMs       int        `json:"idleTimeoutMs"`       // a kept-alive connection may wait for its next request
 }
 
 // StorageConfig is storage.*.
 type StorageConfig struct {
+	// Store is storage.store: a postgres:// (or postgresql://) URL selects
+	// PostgreSQL; anything else is the SQLite file (it then replaces
+	// sqlitePath); "" keeps SQLite at sqlitePath.
+	Store        string `json:"store"`
 	SQLitePath   string `json:"sqlitePath"`   // storage.sqlitePath ("" = <data>/aite.db)
 	EventFlushMs int    `json:"eventFlushMs"` // storage.eventFlushMs
+}
+
+// PostgresDSN returns storage.store when it names a PostgreSQL database,
+// else "" (the SQLite file storage.sqlitePath).
+func (c Config) PostgresDSN() string {
+	if IsPostgres(c.Storage.Store) {
+		return strings.TrimSpace(c.Storage.Store)
+	}
+	return ""
+}
+
+// IsPostgres reports whether a storage.store value names a PostgreSQL
+// database (a postgres:// or postgresql:// URL) rather than a file.
+func IsPostgres(store string) bool {
+	s := strings.ToLower(strings.TrimSpace(store))
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// ClusterConfig is cluster.*: what the nodes sharing a PostgreSQL store
+// need (SQLite has one node).
+type ClusterConfig struct {
+	// LeaseMs is cluster.leaseMs: a node renews its lease every third of
+	// it; the runs of a node that stopped are aborted by another node
+	// within LeaseMs plus a third.
+	LeaseMs int `json:"leaseMs"`
+	// Node is cluster.node: this node's name, unique among the live nodes
+	// ("" = host name, process id and a random suffix).
+	Node string `json:"node"`
 }
 
 // DirsConfig is dirs.*; "" means the directory of that name under Data.
@@ -101,6 +151,9 @@ type AgentsConfig struct {
 type SSEConfig struct {
 	HeartbeatMs int  `json:"heartbeatMs"` // sse.heartbeatMs
 	DoneMarker  bool `json:"doneMarker"`  // sse.doneMarker
+	// StallTimeoutMs: a client that takes no event for this long is given
+	// up (the write deadline of one SSE frame).
+	StallTimeoutMs int `json:"stallTimeoutMs"`
 }
 
 // ToolsConfig is tools.*.
@@ -116,6 +169,9 @@ type MemoryConfig struct {
 // SkillsConfig is skills.*.
 type SkillsConfig struct {
 	MaxPromptChars int `json:"maxPromptChars"` // skills.maxPromptChars
+	// AllowInlineCode lets skills that declare inlineCode run code sent in
+	// _skill_run_script_'s pythonCode (default false: only shipped scripts).
+	AllowInlineCode bool `json:"allowInlineCode"`
 }
 
 // DocumentsConfig is documents.*.
@@ -130,6 +186,12 @@ type AuthConfig struct {
 	JWKSURI          string `json:"jwksUri"`
 	Issuer           string `json:"issuer"`
 	JWKSCacheSeconds int    `json:"jwksCacheSeconds"`
+	// AdminScope is the token scope (scope/scp claim) that sees every
+	// user's chats, runs and documents.
+	AdminScope string `json:"adminScope"`
+	// JWKSMaxStaleSeconds: when the JWKS cannot be fetched, the keys last
+	// fetched are used this much longer than jwksCacheSeconds.
+	JWKSMaxStaleSeconds int `json:"jwksMaxStaleSeconds"`
 }
 
 // ChatImageTokenConfig is chatImageToken.* (§ 8.2).
@@ -145,22 +207,28 @@ type ChatImageTokenConfig struct {
 // CORSConfig is cors.*.
 type CORSConfig struct {
 	Enabled bool `json:"enabled"`
+	// AllowedOrigins are the origins ("https://app.example") CORS allows and
+	// cross-origin protection trusts; with CORS on and none, any origin.
+	AllowedOrigins StringList `json:"allowedOrigins"`
 }
 
 // Default returns the built-in defaults. Paths are empty: Load derives
 // them from Data.
 func Default() Config {
 	return Config{
-		Data:           DefaultData,
-		Server:         ServerConfig{Addr: DefaultAddr},
+		Data: DefaultData,
+		Server: ServerConfig{Addr: DefaultAddr, ReadHeaderTimeoutMs: DefaultReadHeaderTimeoutMs,
+			ReadTimeoutMs: DefaultReadTimeoutMs, IdleTimeoutMs: DefaultIdleTimeoutMs},
 		Storage:        StorageConfig{EventFlushMs: DefaultEventFlushMs},
 		Agents:         AgentsConfig{Default: DefaultAgent},
-		SSE:            SSEConfig{HeartbeatMs: DefaultHeartbeatMs},
+		SSE:            SSEConfig{HeartbeatMs: DefaultHeartbeatMs, StallTimeoutMs: DefaultStallTimeoutMs},
+		Auth:           AuthConfig{AdminScope: DefaultAdminScope, JWKSMaxStaleSeconds: DefaultJWKSMaxStaleSeconds},
 		Tools:          ToolsConfig{FrontendSubmitTimeoutMs: DefaultFrontendTimeoutMs},
 		Memory:         MemoryConfig{K: DefaultMemoryK},
 		Skills:         SkillsConfig{MaxPromptChars: DefaultMaxPromptChars},
 		Documents:      DocumentsConfig{MaxBytes: DefaultDocumentMaxBytes},
 		ChatImageToken: ChatImageTokenConfig{TTLSeconds: DefaultChatTokenTTLSeconds, DataTokenValidation: true},
+		Cluster:        ClusterConfig{LeaseMs: DefaultLeaseMs},
 	}
 }
 
@@ -257,6 +325,9 @@ func (c *Config) resolvePaths(wd string) {
 		}
 		*p = absUnder(wd, *p)
 	}
+	if st := strings.TrimSpace(c.Storage.Store); st != "" && !IsPostgres(st) {
+		c.Storage.SQLitePath = st
+	}
 	under(&c.Storage.SQLitePath, DefaultDBName)
 	d := &c.Dirs
 	under(&d.Agents, "agents")
@@ -279,7 +350,7 @@ func absUnder(dir, p string) string {
 func (c Config) AuthConfig() auth.Config {
 	a := c.Auth
 	return auth.Config{Enabled: a.Enabled, PublicKeyPEM: a.PublicKeyPEM, JWKSURI: a.JWKSURI, Issuer: a.Issuer,
-		JWKSCacheSeconds: a.JWKSCacheSeconds}
+		JWKSCacheSeconds: a.JWKSCacheSeconds, AdminScope: a.AdminScope, JWKSMaxStaleSeconds: a.JWKSMaxStaleSeconds}
 }
 
 // ChatTokenIssuer returns the chat image token issuer of chatImageToken.*
@@ -290,11 +361,21 @@ func (c Config) ChatTokenIssuer(clock func() time.Time) *auth.Issuer {
 		TTL: time.Duration(t.TTLSeconds) * time.Second, Clock: clock}
 }
 
-// EventFlush returns storage.eventFlushMs as a duration.
-func (c Config) EventFlush() time.Duration { return ms(c.Storage.EventFlushMs) }
+// Stall returns sse.stallTimeoutMs as a duration.
+func (c Config) Stall() time.Duration { return ms(c.SSE.StallTimeoutMs) }
+
+// HTTPTimeouts returns server.readHeaderTimeoutMs, server.readTimeoutMs and
+// server.idleTimeoutMs as durations.
+func (c Config) HTTPTimeouts() (readHeader, read, idle time.Duration) {
+	s := c.Server
+	return ms(s.ReadHeaderTimeoutMs), ms(s.ReadTimeoutMs), ms(s.IdleTimeoutMs)
+}
 
 // Heartbeat returns sse.heartbeatMs as a duration.
 func (c Config) Heartbeat() time.Duration { return ms(c.SSE.HeartbeatMs) }
+
+// Lease returns cluster.leaseMs as a duration.
+func (c Config) Lease() time.Duration { return ms(c.Cluster.LeaseMs) }
 
 // FrontendTimeout returns tools.frontendSubmitTimeoutMs as a duration.
 func (c Config) FrontendTimeout() time.Duration { return ms(c.Tools.FrontendSubmitTimeoutMs) }

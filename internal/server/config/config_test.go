@@ -42,7 +42,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, DirsConfig{Agents: filepath.Join(data, "agents"), Models: filepath.Join(data, "models"),
 		Tools: filepath.Join(data, "tools"), Skills: filepath.Join(data, "skills"),
 		Viewports: filepath.Join(data, "viewports"), Data: filepath.Join(data, "data")}, c.Dirs)
-	require.Equal(t, 200*time.Millisecond, c.EventFlush())
+	require.Equal(t, 200, c.Storage.EventFlushMs)
 	require.Equal(t, 15*time.Second, c.Heartbeat())
 	require.Equal(t, 300*time.Second, c.FrontendTimeout())
 	require.Equal(t, "bookEditor", c.Agents.Default)
@@ -184,6 +184,9 @@ func TestBadValues(t *testing.T) {
 		{"negative ms in file", `{"sse": {"heartbeatMs": -5}}`, nil, nil, []string{"aite.json", "sse.heartbeatMs", "at least 1"}},
 		{"negative ms in env", "", env{"AITE_EVENT_FLUSH_MS": "-1"}, nil, []string{"environment AITE_EVENT_FLUSH_MS", "storage.eventFlushMs"}},
 		{"memory.k 0", `{"memory": {"k": 0}}`, nil, nil, []string{"memory.k", "at least 1 (got 0)"}},
+		{"read timeout 0", `{"server": {"readTimeoutMs": 0}}`, nil, nil, []string{"server.readTimeoutMs", "at least 1"}},
+		{"stall 0", "", env{"AITE_SSE_STALL_TIMEOUT_MS": "0"}, nil, []string{"sse.stallTimeoutMs", "at least 1"}},
+		{"bad origin", `{"cors": {"allowedOrigins": ["app.example"]}}`, nil, nil, []string{"cors.allowedOrigins", "not an origin"}},
 		{"memory.k 0 by flag", "", nil, map[string]string{"memory.k": "0"}, []string{"command line", "memory.k"}},
 		{"frontend timeout 0", "", env{"AITE_FRONTEND_SUBMIT_TIMEOUT_MS": "0"}, nil, []string{"tools.frontendSubmitTimeoutMs"}},
 		{"maxBytes 0", `{"documents": {"maxBytes": 0}}`, nil, nil, []string{"documents.maxBytes"}},
@@ -263,4 +266,70 @@ func TestValidateWithoutLoad(t *testing.T) {
 	require.NoError(t, c.Validate())
 	c.Memory.K = -1
 	require.EqualError(t, c.Validate(), "config: memory.k: must be at least 1 (got -1)")
+}
+
+func TestStore(t *testing.T) {
+	const dsn = "postgres://aite:secret@db.internal:5432/aite?sslmode=require"
+	tests := []struct {
+		name     string
+		file     string
+		env      env
+		flags    map[string]string
+		postgres string
+		sqlite   string // relative to the working directory
+	}{
+		{"default: SQLite in the data directory", "", nil, nil, "", "aite-data/aite.db"},
+		{"a file in the config", `{"storage": {"store": "var/x.db"}}`, nil, nil, "", "var/x.db"},
+		{"a file beats sqlitePath", "", env{"AITE_STORE": "y.db", "AITE_DB": "z.db"}, nil, "", "y.db"},
+		{"PostgreSQL from the config", `{"storage": {"store": "` + dsn + `"}}`, nil, nil, dsn, "aite-data/aite.db"},
+		{"PostgreSQL from the environment", "", env{"AITE_STORE": " POSTGRESQL://h/db "}, nil, "POSTGRESQL://h/db", "aite-data/aite.db"},
+		{"the flag beats the environment", "", env{"AITE_STORE": dsn}, map[string]string{"storage.store": "f.db"}, "", "f.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, wd, err := load(t, tt.file, tt.env, tt.flags)
+			require.NoError(t, err)
+			require.Equal(t, tt.postgres, c.PostgresDSN())
+			require.Equal(t, filepath.Join(wd, tt.sqlite), c.Storage.SQLitePath)
+		})
+	}
+}
+
+func TestCluster(t *testing.T) {
+	c, _, err := load(t, "", nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, 15*time.Second, c.Lease())
+	require.Empty(t, c.Cluster.Node)
+	c, _, err = load(t, `{"cluster": {"leaseMs": 3000, "node": "web-1"}}`, env{"AITE_NODE": "web-2"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Second, c.Lease())
+	require.Equal(t, "web-2", c.Cluster.Node)
+	_, _, err = load(t, "", env{"AITE_LEASE_MS": "999"}, nil)
+	require.ErrorContains(t, err, "cluster.leaseMs")
+	require.ErrorContains(t, err, "at least 1000")
+}
+
+// The hardening keys of issue 14: defaults and every source.
+func TestSecurityKeys(t *testing.T) {
+	wd := t.TempDir()
+	c, err := Load(Options{WorkDir: wd, Env: env{}.get})
+	require.NoError(t, err)
+	readHeader, read, idle := c.HTTPTimeouts()
+	require.Equal(t, []time.Duration{5 * time.Second, 20 * time.Second, 30 * time.Second}, []time.Duration{readHeader, read, idle})
+	require.Equal(t, 30*time.Second, c.Stall())
+	require.Empty(t, c.Server.AllowedHosts)
+	require.False(t, c.Skills.AllowInlineCode)
+	require.Equal(t, "aite:admin", c.AuthConfig().AdminScope)
+	require.Equal(t, 3600, c.AuthConfig().JWKSMaxStaleSeconds)
+
+	file := filepath.Join(wd, "aite.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"server": {"allowedHosts": ["books.example", "10.0.0.5"]},
+		"cors": {"enabled": true, "allowedOrigins": "https://app.example, http://localhost:5173"},
+		"skills": {"allowInlineCode": true}}`), 0o644))
+	c, err = Load(Options{WorkDir: wd, Env: env{"AITE_AUTH_ADMIN_SCOPE": "books:admin"}.get})
+	require.NoError(t, err)
+	require.Equal(t, StringList{"books.example", "10.0.0.5"}, c.Server.AllowedHosts)
+	require.Equal(t, StringList{"https://app.example", "http://localhost:5173"}, c.CORS.AllowedOrigins)
+	require.True(t, c.Skills.AllowInlineCode)
+	require.Equal(t, "books:admin", c.Auth.AdminScope)
 }

@@ -24,10 +24,21 @@ var keys = []Key{
 		Help: "the directory the database and all the directories below live in, unless set explicitly", set: str(func(c *Config) *string { return &c.Data })},
 	{Name: "server.addr", Env: "AITE_ADDR", Default: DefaultAddr,
 		Help: "host:port to listen on (:8080 listens on every interface)", set: str(func(c *Config) *string { return &c.Server.Addr })},
+	{Name: "storage.store", Env: "AITE_STORE",
+		Help: "postgres://user:password@host/db for PostgreSQL (several nodes may share it), else a SQLite file like storage.sqlitePath", set: str(func(c *Config) *string { return &c.Storage.Store })},
+	{Name: "server.allowedHosts", Env: "AITE_ALLOWED_HOSTS",
+		Help: "Host names answered besides localhost, 127.0.0.1 and ::1 (comma-separated; * = any; with auth on and none set, any)",
+		set:  list(func(c *Config) *StringList { return &c.Server.AllowedHosts })},
+	{Name: "server.readHeaderTimeoutMs", Env: "AITE_READ_HEADER_TIMEOUT_MS", Default: strconv.Itoa(DefaultReadHeaderTimeoutMs),
+		Help: "a request's headers must arrive within this time", set: integer(func(c *Config) *int { return &c.Server.ReadHeaderTimeoutMs })},
+	{Name: "server.readTimeoutMs", Env: "AITE_READ_TIMEOUT_MS", Default: strconv.Itoa(DefaultReadTimeoutMs),
+		Help: "a whole request, body included, must arrive within this time", set: integer(func(c *Config) *int { return &c.Server.ReadTimeoutMs })},
+	{Name: "server.idleTimeoutMs", Env: "AITE_IDLE_TIMEOUT_MS", Default: strconv.Itoa(DefaultIdleTimeoutMs),
+		Help: "a kept-alive connection is closed after waiting this long for its next request", set: integer(func(c *Config) *int { return &c.Server.IdleTimeoutMs })},
 	{Name: "storage.sqlitePath", Env: "AITE_DB", Default: "<data>/" + DefaultDBName,
 		Help: "the SQLite database file", set: str(func(c *Config) *string { return &c.Storage.SQLitePath })},
 	{Name: "storage.eventFlushMs", Env: "AITE_EVENT_FLUSH_MS", Default: strconv.Itoa(DefaultEventFlushMs),
-		Help: "longest time a run event stays in memory only", set: integer(func(c *Config) *int { return &c.Storage.EventFlushMs })},
+		Help: "no effect (kept for compatibility): every run event is stored before it is sent", set: integer(func(c *Config) *int { return &c.Storage.EventFlushMs })},
 	dirKey("agents", "agent definitions (*.json)", func(c *Config) *string { return &c.Dirs.Agents }),
 	dirKey("models", "model files (<key>.json)", func(c *Config) *string { return &c.Dirs.Models }),
 	dirKey("tools", "tool files (*.backend, *.frontend, *.action)", func(c *Config) *string { return &c.Dirs.Tools }),
@@ -40,12 +51,16 @@ var keys = []Key{
 		Help: "SSE heartbeat interval", set: integer(func(c *Config) *int { return &c.SSE.HeartbeatMs })},
 	{Name: "sse.doneMarker", Env: "AITE_SSE_DONE", Default: "false",
 		Help: "end streams with data:[DONE]", set: boolean(func(c *Config) *bool { return &c.SSE.DoneMarker })},
+	{Name: "sse.stallTimeoutMs", Env: "AITE_SSE_STALL_TIMEOUT_MS", Default: strconv.Itoa(DefaultStallTimeoutMs),
+		Help: "a client that takes no event for this long is disconnected (it may reattach)", set: integer(func(c *Config) *int { return &c.SSE.StallTimeoutMs })},
 	{Name: "tools.frontendSubmitTimeoutMs", Env: "AITE_FRONTEND_SUBMIT_TIMEOUT_MS", Default: strconv.Itoa(DefaultFrontendTimeoutMs),
 		Help: "how long a frontend tool waits for /submit", set: integer(func(c *Config) *int { return &c.Tools.FrontendSubmitTimeoutMs })},
 	{Name: "memory.k", Env: "AITE_MEMORY_K", Default: strconv.Itoa(DefaultMemoryK),
 		Help: "how many earlier runs of a chat the model sees", set: integer(func(c *Config) *int { return &c.Memory.K })},
 	{Name: "skills.maxPromptChars", Env: "AITE_SKILLS_MAX_PROMPT_CHARS", Default: strconv.Itoa(DefaultMaxPromptChars),
 		Help: "skill prompts are cut at this many characters", set: integer(func(c *Config) *int { return &c.Skills.MaxPromptChars })},
+	{Name: "skills.allowInlineCode", Env: "AITE_SKILLS_ALLOW_INLINE_CODE", Default: "false",
+		Help: "run inline Python (pythonCode) for skills that declare inlineCode: true", set: boolean(func(c *Config) *bool { return &c.Skills.AllowInlineCode })},
 	{Name: "documents.maxBytes", Env: "AITE_DOCUMENTS_MAX_BYTES", Default: strconv.Itoa(DefaultDocumentMaxBytes),
 		Help: "largest document POST /documents accepts", set: integer64(func(c *Config) *int64 { return &c.Documents.MaxBytes })},
 	{Name: "auth.enabled", Env: "AITE_AUTH_ENABLED", Default: "false",
@@ -58,6 +73,10 @@ var keys = []Key{
 		Help: "required iss claim", set: str(func(c *Config) *string { return &c.Auth.Issuer })},
 	{Name: "auth.jwksCacheSeconds", Env: "AITE_AUTH_JWKS_CACHE_SECONDS",
 		Help: "how long a fetched JWKS is used", set: integer(func(c *Config) *int { return &c.Auth.JWKSCacheSeconds })},
+	{Name: "auth.jwksMaxStaleSeconds", Env: "AITE_AUTH_JWKS_MAX_STALE_SECONDS", Default: strconv.Itoa(DefaultJWKSMaxStaleSeconds),
+		Help: "while the JWKS cannot be fetched, the last keys are used this much longer", set: integer(func(c *Config) *int { return &c.Auth.JWKSMaxStaleSeconds })},
+	{Name: "auth.adminScope", Env: "AITE_AUTH_ADMIN_SCOPE", Default: DefaultAdminScope,
+		Help: "the token scope that sees every user's chats, runs and documents", set: str(func(c *Config) *string { return &c.Auth.AdminScope })},
 	{Name: "chatImageToken.secret", Env: "AITE_CHAT_IMAGE_TOKEN_SECRET",
 		Help: "HS256 secret of chat image tokens (none: no tokens)", set: str(func(c *Config) *string { return &c.ChatImageToken.Secret })},
 	{Name: "chatImageToken.previousSecrets", Env: "AITE_CHAT_IMAGE_TOKEN_PREVIOUS_SECRETS",
@@ -71,6 +90,13 @@ var keys = []Key{
 		Help: "GET /data accepts a chat image token instead of a Bearer token", set: boolean(func(c *Config) *bool { return &c.ChatImageToken.DataTokenValidation })},
 	{Name: "cors.enabled", Env: "AITE_CORS_ENABLED", Default: "false",
 		Help: "answer CORS preflights and add CORS headers on /api/**", set: boolean(func(c *Config) *bool { return &c.CORS.Enabled })},
+	{Name: "cluster.leaseMs", Env: "AITE_LEASE_MS", Default: strconv.Itoa(DefaultLeaseMs),
+		Help: "PostgreSQL store: the runs of a node that stopped are aborted by another node within this plus a third", set: integer(func(c *Config) *int { return &c.Cluster.LeaseMs })},
+	{Name: "cluster.node", Env: "AITE_NODE", Default: "<host>-<pid>-<random>",
+		Help: "PostgreSQL store: this node's name, unique among the live nodes", set: str(func(c *Config) *string { return &c.Cluster.Node })},
+	{Name: "cors.allowedOrigins", Env: "AITE_CORS_ALLOWED_ORIGINS",
+		Help: "origins CORS allows and cross-origin protection trusts (comma-separated; none with cors.enabled: any)",
+		set:  list(func(c *Config) *StringList { return &c.CORS.AllowedOrigins })},
 }
 
 // modelKeys are the top-level keys of the shared config file that
@@ -170,6 +196,13 @@ func integer64(field func(c *Config) *int64) func(*Config, string) error {
 			return fmt.Errorf("%q is not an integer", v)
 		}
 		*field(c) = n
+		return nil
+	}
+}
+
+func list(field func(c *Config) *StringList) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		*field(c) = splitCSV(v)
 		return nil
 	}
 }

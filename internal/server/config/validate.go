@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,10 @@ func (c Config) Validate() error {
 	}{
 		{"storage.eventFlushMs", int64(c.Storage.EventFlushMs)},
 		{"sse.heartbeatMs", int64(c.SSE.HeartbeatMs)},
+		{"sse.stallTimeoutMs", int64(c.SSE.StallTimeoutMs)},
+		{"server.readHeaderTimeoutMs", int64(c.Server.ReadHeaderTimeoutMs)},
+		{"server.readTimeoutMs", int64(c.Server.ReadTimeoutMs)},
+		{"server.idleTimeoutMs", int64(c.Server.IdleTimeoutMs)},
 		{"tools.frontendSubmitTimeoutMs", int64(c.Tools.FrontendSubmitTimeoutMs)},
 		{"memory.k", int64(c.Memory.K)},
 		{"skills.maxPromptChars", int64(c.Skills.MaxPromptChars)},
@@ -71,6 +76,15 @@ func (c Config) Validate() error {
 	for _, p := range paths {
 		if strings.TrimSpace(p.v) == "" {
 			return c.fail(p.key, "is blank")
+		}
+	}
+	if c.Cluster.LeaseMs < MinLeaseMs {
+		return c.fail("cluster.leaseMs", fmt.Sprintf("must be at least %d (got %d)", MinLeaseMs, c.Cluster.LeaseMs))
+	}
+	cop := http.NewCrossOriginProtection()
+	for _, o := range c.CORS.AllowedOrigins {
+		if err := cop.AddTrustedOrigin(o); o != "*" && err != nil {
+			return c.fail("cors.allowedOrigins", fmt.Sprintf("%q is not an origin like https://app.example (%v)", o, err))
 		}
 	}
 	if ttl := c.ChatImageToken.TTLSeconds; ttl < MinChatTokenTTLSeconds {

@@ -105,8 +105,17 @@ func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.
 // (the call confirmation extension): a JSON object {decision, approved?,
 // reason?}. decision is approve (every call), deny (none) or partial (the
 // calls listed in approved, which it needs); approved may only name calls
-// of the request. Unknown keys are rejected.
+// of the request. Unknown keys are rejected. The answer of the standard
+// confirm form, {confirmed, comment?, approved?} (the approval offered as
+// the confirm frontend tool, server.ConfirmTool), is read as approve
+// (partial when approved names only some calls) or deny, comment being the
+// reason.
 func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+	if fields, err := paramFields(params, "confirmed", "comment", "approved"); err == nil {
+		if _, ok := fields["confirmed"]; ok {
+			return parseConfirmForm(fields, req)
+		}
+	}
 	fields, err := paramFields(params, "decision", "approved", "reason")
 	if err != nil {
 		return protocol.ConfirmDecision{}, err
@@ -158,6 +167,35 @@ func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (p
 		}
 	}
 	return d, nil
+}
+
+// parseConfirmForm reads a confirm form's answer {confirmed, comment?,
+// approved?} as an edit decision (parseCallDecision).
+func parseConfirmForm(fields map[string]json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+	var confirmed bool
+	if json.Unmarshal(fields["confirmed"], &confirmed) != nil {
+		return protocol.ConfirmDecision{}, errors.New("confirmed must be true or false")
+	}
+	var comment string
+	if err := stringField(fields, "comment", &comment); err != nil {
+		return protocol.ConfirmDecision{}, err
+	}
+	decision := map[string]any{"decision": protocol.VerdictDeny, "reason": comment}
+	if confirmed {
+		decision["decision"] = protocol.VerdictApprove
+		if raw, ok := fields["approved"]; ok && string(raw) != "null" {
+			decision["decision"], decision["approved"] = protocol.VerdictPartial, raw
+		}
+	}
+	b, err := json.Marshal(decision)
+	if err != nil {
+		return protocol.ConfirmDecision{}, err
+	}
+	d, err := parseCallDecision(b, req)
+	if err == nil && d.Verdict == protocol.VerdictPartial && len(d.Approved) == len(req.Calls) {
+		d.Verdict = protocol.VerdictApprove
+	}
+	return d, err
 }
 
 // stringField decodes fields[name] into *dst when present and not null.

@@ -45,6 +45,8 @@ func skippedText(name, why string) string {
 // errSubmitTimeout (§ 4.1 step 5).
 func (r *run) execCalls(ctx context.Context, stage string, rp *reply) ([]llm.Message, error) {
 	var out []llm.Message
+	r.turnCalls = rp.calls
+	defer func() { r.turnCalls = nil }()
 	for i, c := range rp.calls {
 		if r.em.Ended() {
 			return out, errEnded
@@ -89,6 +91,11 @@ func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
 		return outcome{text: "OK"}, nil // § 4.2: never waits
 	case CallFrontend:
 		return r.waitFrontend(ctx, c)
+	}
+	if r.confirmsEdits() && previewer(c) != nil {
+		if res, done, err := r.confirmCall(ctx, c); done || err != nil {
+			return res, err
+		}
 	}
 	return r.runBackend(ctx, c)
 }
@@ -172,6 +179,15 @@ type invocation struct {
 func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (res outcome, retry bool, err error) {
 	callCtx, cancel := context.WithTimeout(WithCall(ctx, c.id), r.agent.Budget.Tool.Timeout())
 	defer cancel()
+	// Progress reports travel to the run's goroutine, the only one that
+	// emits; a report after the call ended is dropped.
+	progress := make(chan tool.Progress, 16)
+	toolCtx := tool.WithReporter(callCtx, func(p tool.Progress) {
+		select {
+		case progress <- p:
+		case <-callCtx.Done():
+		}
+	})
 	ch := make(chan invocation, 1)
 	go func() {
 		defer func() {
@@ -179,14 +195,10 @@ func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (re
 				ch <- invocation{done: true, panic: p}
 			}
 		}()
-		res, err := invoke(callCtx, r, c, args)
+		res, err := invoke(toolCtx, r, c, args)
 		ch <- invocation{done: true, res: res, err: err}
 	}()
-	var inv invocation
-	select {
-	case inv = <-ch:
-	case <-callCtx.Done():
-	}
+	inv := r.awaitInvocation(callCtx, c, ch, progress)
 	switch {
 	case ctx.Err() != nil:
 		return outcome{}, false, ctx.Err()
@@ -199,6 +211,30 @@ func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (re
 		return errorOutcome(c.name, api.ToolCodeFailed, inv.err.Error()), true, nil
 	}
 	return inv.res, inv.res.code == api.ToolCodeFailed, nil
+}
+
+// awaitInvocation waits for the tool goroutine of c (or the end of
+// callCtx), emitting its progress reports as tool.progress meanwhile; the
+// reports it sent before returning are all emitted before its result.
+func (r *run) awaitInvocation(callCtx context.Context, c *callState, ch <-chan invocation, progress <-chan tool.Progress) invocation {
+	var inv invocation
+	for {
+		select {
+		case inv = <-ch:
+			for {
+				select {
+				case p := <-progress:
+					r.em.ToolProgress(c.id, p)
+				default:
+					return inv
+				}
+			}
+		case p := <-progress:
+			r.em.ToolProgress(c.id, p)
+		case <-callCtx.Done():
+			return inv
+		}
+	}
 }
 
 // invoke calls the Go tool or the built-in of c; it runs in its own

@@ -96,6 +96,9 @@ type Emitter interface {
 	Submit(toolID string, payload json.RawMessage)
 	// DocumentEdit is document.edit for one applied edit of call toolID.
 	DocumentEdit(toolID string, e tool.Edit)
+	// ToolProgress is tool.progress: a report from inside the running call
+	// toolID, before its result.
+	ToolProgress(toolID string, p tool.Progress)
 	// ToolResult is tool.result (the § 7.1 string); ActionResult is
 	// action.result (the result text; JSON when it parses).
 	ToolResult(id, result string)
@@ -164,6 +167,17 @@ type Engine struct {
 	// applied document edit of call toolID: the engine streams it as
 	// document.edit. Optional.
 	Activities func(ctx context.Context, spec Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error)
+	// AllowInlineCode is skills.allowInlineCode: code sent in
+	// _skill_run_script_'s pythonCode runs for skills that declare
+	// inlineCode (default false: only the scripts shipped with a skill).
+	AllowInlineCode bool
+	// MaxRetryWait is the longest provider Retry-After the engine waits
+	// before its one reconnect (default DefaultMaxRetryWait); a longer one
+	// ends the model call at once and the run.error says so.
+	MaxRetryWait time.Duration
+	// Sleep waits before a reconnect (default: a timer that stops when ctx
+	// is done); tests inject a fake.
+	Sleep func(ctx context.Context, d time.Duration) error
 
 	waits waits // pending frontend waits (runId#toolId)
 }

@@ -57,7 +57,10 @@ func (r *recorder) Submit(id string, p json.RawMessage) { r.add("submit:%s:%s", 
 func (r *recorder) DocumentEdit(id string, e tool.Edit) {
 	r.add("edit:%s:%s:%s:%d", id, e.Op, e.Pointer, e.Revision)
 }
-func (r *recorder) ToolResult(id, res string)                  { r.add("result:%s:%s", id, res) }
+func (r *recorder) ToolResult(id, res string) { r.add("result:%s:%s", id, res) }
+func (r *recorder) ToolProgress(id string, p tool.Progress) {
+	r.add("progress:%s:%s:%s", id, p.Kind, p.Message)
+}
 func (r *recorder) ActionResult(id, res string)                { r.add("action:%s:%s", id, res) }
 func (r *recorder) TaskStart(id, desc string)                  { r.add("task.start:%s:%s", id, desc) }
 func (r *recorder) TaskComplete(id string)                     { r.add("task.complete:%s", id) }

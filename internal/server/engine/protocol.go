@@ -172,7 +172,8 @@ func (p *protoRun) failure(ctx context.Context, err error) api.ErrorInfo {
 	case ctx.Err() != nil:
 		return api.ErrorInfo{Code: api.CodeRunAborted, Message: "The run was aborted", Retriable: true}
 	case errors.As(err, &le):
-		return api.ErrorInfo{Code: api.CodeModelError, Message: err.Error(), Retriable: llm.IsRetriable(err)}
+		p.log.Warn("model call failed", "err", err)
+		return modelErrorInfo(err)
 	}
 	return internalf("%v", err).info
 }

@@ -463,21 +463,22 @@ func (p *protoRun) modelFor(cfg agentdef.ModelConfig) (*modelProvider, error) {
 	if err != nil {
 		return nil, failf(api.CodeModelError, "model %q: %v", cfg.ModelKey, err)
 	}
-	mp := &modelProvider{p: prov, model: m, cfg: cfg, timeout: p.agent.Budget.Model.Timeout(), log: p.log}
+	mp := &modelProvider{p: prov, model: m, cfg: cfg, timeout: p.agent.Budget.Model.Timeout(), log: p.log, retry: p.e.modelRetry}
 	p.models[cfg.ModelKey] = mp
 	return mp, nil
 }
 
 // modelProvider sends the runtime's requests to the model of a key: it sets
 // the provider's model id and the stage settings the runtime leaves unset,
-// bounds each call by budget.model.timeoutMs and reconnects once when the
-// provider fails before the first event with a retriable error (§ 6.3).
+// bounds each call by budget.model.timeoutMs and applies the retry rule of
+// § 6.3 (modelRetry).
 type modelProvider struct {
 	p       llm.Provider
 	model   models.Model
 	cfg     agentdef.ModelConfig
 	timeout time.Duration
 	log     interface{ Info(string, ...any) }
+	retry   func() *modelRetry
 }
 
 // Stream implements llm.Provider.
@@ -497,14 +498,19 @@ func (m *modelProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[
 		r.Reasoning = &llm.ReasoningConfig{Effort: strings.ToLower(string(m.cfg.Reasoning.Effort))}
 	}
 	return func(yield func(llm.Event, error) bool) {
+		retry := m.retry()
 		for attempt := 0; ; attempt++ {
 			n, stopped, timedOut, err := m.attempt(ctx, &r, yield)
-			switch {
-			case stopped || err == nil:
+			if stopped || err == nil {
 				return
-			case n == 0 && attempt == 0 && !timedOut && ctx.Err() == nil && llm.IsRetriable(err):
-				m.log.Info("model call failed before the first event; reconnecting", "err", err)
-				continue
+			}
+			if !timedOut && ctx.Err() == nil {
+				again, final := retry.after(ctx, err, attempt, n)
+				if again {
+					m.log.Info("model call failed before the first event; reconnecting", "err", err)
+					continue
+				}
+				err = final
 			}
 			yield(llm.Event{}, err)
 			return
@@ -529,7 +535,8 @@ func (m *modelProvider) attempt(ctx context.Context, req *llm.Request, yield fun
 	}
 	timedOut = callCtx.Err() != nil && ctx.Err() == nil
 	if timedOut {
-		err = fmt.Errorf("model call timeout after %d ms: %w", m.timeout.Milliseconds(), llm.ContextError(callCtx))
+		err = &llm.Error{Kind: llm.Timeout, Message: fmt.Sprintf("model call timeout after %d ms", m.timeout.Milliseconds()),
+			Err: llm.ContextError(callCtx)}
 	}
 	return n, false, timedOut, err
 }

@@ -227,3 +227,30 @@ func TestParseCallDecision(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, d.Approved)
 }
+
+// The answer of the standard confirm form (the approval offered as the
+// confirm frontend tool) decides an edit approval too.
+func TestParseConfirmForm(t *testing.T) {
+	req := protocol.CallConfirmation{Calls: []protocol.ConfirmCall{{ToolID: "a"}, {ToolID: "b"}}}
+	for params, want := range map[string]protocol.ConfirmDecision{
+		`{"confirmed":true}`:                                   {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
+		`{"confirmed":true,"comment":""}`:                      {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
+		`{"confirmed":false,"comment":"too loose"}`:            {Verdict: "deny", Reason: "too loose", By: "user"},
+		`{"confirmed":true,"approved":["b"]}`:                  {Verdict: "partial", Approved: []string{"b"}, By: "user"},
+		`{"confirmed":true,"approved":["b","a"],"comment":""}`: {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
+	} {
+		d, err := parseCallDecision(json.RawMessage(params), req)
+		require.NoError(t, err, params)
+		require.Equal(t, want, d, params)
+	}
+	for params, want := range map[string]string{
+		`{"confirmed":"yes"}`:                  "confirmed must be true or false",
+		`{"confirmed":true,"approved":["c"]}`:  `tool id "c" is not part of the request`,
+		`{"confirmed":true,"comment":7}`:       "comment must be a string",
+		`{"confirmed":true,"decision":"deny"}`: `unknown field "confirmed"`,
+		`{"confirmed":true,"approved":"a"}`:    "approved must be an array",
+	} {
+		_, err := parseCallDecision(json.RawMessage(params), req)
+		require.ErrorContains(t, err, want, params)
+	}
+}

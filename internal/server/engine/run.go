@@ -79,6 +79,7 @@ type run struct {
 	nReasoning, nContent  int             // block counters, as the assembler counts them
 	inTurn                bool
 	pending               []*callState // started calls without a result, in start order
+	turnCalls             []*callState // the calls of the turn being executed
 	waiting               []*callState // frontend calls with a registered wait
 
 	results   map[string]string // latest successful result text per tool (argument templates)

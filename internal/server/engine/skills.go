@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,12 +48,12 @@ type scriptResult struct {
 
 var skillBuiltin = &builtin{name: SkillRunScript, call: runSkillScript,
 	desc: "Run a script of a skill: either `script`, the path of a .py or .sh file relative to the skill's directory " +
-		"(e.g. scripts/run.py), or `pythonCode`, inline Python. The result is JSON " +
+		"(e.g. scripts/run.py), or `pythonCode`, inline Python (only for skills that allow inline code). The result is JSON " +
 		"{ok, exitCode, stdout, stderr, timedOut}.",
 	params: json.RawMessage(`{"type":"object","properties":{` +
 		`"skill":{"type":"string","description":"The skill id."},` +
 		`"script":{"type":"string","description":"Path of a .py or .sh file relative to the skill directory."},` +
-		`"pythonCode":{"type":"string","description":"Inline Python code (at most 64 KiB), instead of script."},` +
+		`"pythonCode":{"type":"string","description":"Inline Python code (at most 64 KiB), instead of script; only where the skill allows it."},` +
 		`"args":{"type":"array","items":{"type":"string"},"description":"Command-line arguments."},` +
 		`"timeoutMs":{"type":"integer","description":"Timeout in ms (default 10000, max 120000)."}},` +
 		`"required":["skill"],"additionalProperties":false}`)}
@@ -83,7 +83,12 @@ func (r *run) agentSkill(id string) (string, bool) {
 }
 
 // runSkillScript is _skill_run_script_. It runs in a tool goroutine: it
-// only reads the run's definitions.
+// only reads the run's definitions. What may run (the sandbox of
+// docs/server.md "Security model"): a .sh or .py file shipped in the
+// skill's own directory; code sent with the call (pythonCode) only when the
+// skill declares inlineCode: true and the server allows it
+// (Engine.AllowInlineCode, skills.allowInlineCode). Either runs through
+// sandboxedRun.
 func runSkillScript(ctx context.Context, r *run, raw string) (outcome, error) {
 	var a scriptArgs
 	dec := json.NewDecoder(strings.NewReader(string(nonEmpty(raw))))
@@ -103,8 +108,13 @@ func runSkillScript(ctx context.Context, r *run, raw string) (outcome, error) {
 	switch {
 	case (a.Script == "") == (a.PythonCode == ""):
 		return invalidScript("give exactly one of script or pythonCode"), nil
+	case a.PythonCode != "" && !(skill.InlineCode && r.e.AllowInlineCode):
+		return invalidScript("inline code is not allowed for skill %q: run one of its scripts (inline code needs "+
+			"inlineCode: true in the skill's SKILL.md and skills.allowInlineCode in the server configuration)", id), nil
+	case len(a.PythonCode) > maxPythonCode:
+		return invalidScript("pythonCode exceeds %d bytes", maxPythonCode), nil
 	case a.PythonCode != "":
-		return runPython(ctx, a, timeout)
+		return sandboxedRun(ctx, skill.Dir, "python3", "", a.PythonCode, a.Args, timeout)
 	}
 	path, err := scriptPath(skill.Dir, a.Script)
 	if err != nil {
@@ -114,7 +124,7 @@ func runSkillScript(ctx context.Context, r *run, raw string) (outcome, error) {
 	if strings.EqualFold(filepath.Ext(path), ".py") {
 		interp = "python3"
 	}
-	return execScript(ctx, skill.Dir, interp, path, a.Args, timeout), nil
+	return sandboxedRun(ctx, skill.Dir, interp, path, "", a.Args, timeout)
 }
 
 func invalidScript(format string, args ...any) outcome {
@@ -165,34 +175,54 @@ func scriptPath(dir, rel string) (string, error) {
 	return real, nil
 }
 
-// runPython runs inline code from a temporary directory removed afterwards.
-func runPython(ctx context.Context, a scriptArgs, timeout time.Duration) (outcome, error) {
-	if len(a.PythonCode) > maxPythonCode {
-		return invalidScript("pythonCode exceeds %d bytes", maxPythonCode), nil
-	}
-	dir, err := os.MkdirTemp("", "aite-skill-*")
-	if err != nil {
-		return outcome{}, fmt.Errorf("temporary directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "main.py")
-	if err := os.WriteFile(path, []byte(a.PythonCode), 0o600); err != nil {
-		return outcome{}, fmt.Errorf("write code: %w", err)
-	}
-	return execScript(ctx, dir, "python3", path, a.Args, timeout), nil
-}
+// scriptPATH is the PATH of a skill script.
+const scriptPATH = "/usr/local/bin:/usr/bin:/bin"
 
-// execScript runs interp script args in dir with a timeout.
-func execScript(ctx context.Context, dir, interp, script string, args []string, timeout time.Duration) outcome {
+// sandboxedRun runs interp with script (a path), or with code written to
+// a file, and args, the way every skill script runs: in a scratch working
+// directory of its own, removed afterwards (also its HOME and TMPDIR); with
+// a clean environment (PATH, HOME, TMPDIR, LANG, SKILL_DIR: nothing of the
+// server's, so no model keys or token secrets); in a process group of its
+// own, killed as a whole when the script ends (a `sleep &` it started does
+// not outlive it), when timeout passes and when ctx ends (the run is
+// canceled or the server shuts down). stdout and stderr go to files in
+// the scratch directory, so a child that keeps them open never holds up
+// the result.
+func sandboxedRun(ctx context.Context, skillDir, interp, script, code string, args []string, timeout time.Duration) (outcome, error) {
+	scratch, err := os.MkdirTemp("", "aite-skill-*")
+	if err != nil {
+		return outcome{}, fmt.Errorf("scratch directory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	if code != "" {
+		script = filepath.Join(scratch, "main.py")
+		if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
+			return outcome{}, fmt.Errorf("write code: %w", err)
+		}
+	}
+	stdout, err := os.Create(filepath.Join(scratch, ".stdout"))
+	if err != nil {
+		return outcome{}, fmt.Errorf("scratch directory: %w", err)
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(scratch, ".stderr"))
+	if err != nil {
+		return outcome{}, fmt.Errorf("scratch directory: %w", err)
+	}
+	defer stderr.Close()
+
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, interp, append([]string{script}, args...)...)
-	cmd.Dir = dir
-	cmd.WaitDelay = 500 * time.Millisecond
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := scriptResult{Stdout: capOutput(stdout.Bytes()), Stderr: capOutput(stderr.Bytes())}
+	cmd.Dir = scratch
+	cmd.Env = []string{"PATH=" + scriptPATH, "HOME=" + scratch, "TMPDIR=" + scratch, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+		"PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "SKILL_DIR=" + skillDir}
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	ownGroup(cmd) // cmd.Cancel kills the whole group
+	err = cmd.Run()
+	killGroup(cmd) // whatever the script left running
+	res := scriptResult{Stdout: readCapped(stdout), Stderr: readCapped(stderr)}
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -201,11 +231,17 @@ func execScript(ctx context.Context, dir, interp, script string, args []string, 
 		res.ExitCode = exit.ExitCode()
 	case err != nil:
 		res.ExitCode = -1
-		res.Stderr = capOutput(append(stderr.Bytes(), []byte(err.Error())...))
+		res.Stderr = capOutput([]byte(res.Stderr + err.Error()))
 	}
 	res.OK = err == nil && !res.TimedOut
 	b, _ := marshal(res) // plain fields: cannot fail
-	return outcome{text: string(b)}
+	return outcome{text: string(b)}, nil
+}
+
+// readCapped reads back an output file, capped (capOutput).
+func readCapped(f *os.File) string {
+	b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, maxScriptOutput+utf8.UTFMax), maxScriptOutput+utf8.UTFMax))
+	return capOutput(b)
 }
 
 // capOutput keeps at most maxScriptOutput bytes, cut at a rune boundary.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,7 +21,7 @@ func skillFiles() map[string]string {
 	return map[string]string{
 		"agents/a.json": react(`"key": "a", "skills": ["calc"], "toolConfig": {"backends": ["_skill_run_script_"]},
 			"runtimePrompts": {"toolAppendix": {"toolDescriptionTitle": "Notes:"}}`),
-		"skills/calc/SKILL.md":          "---\nname: Calculator\ndescription: Adds numbers.\n---\nUse scripts/add.sh with two numbers.\n",
+		"skills/calc/SKILL.md":          "---\nname: Calculator\ndescription: Adds numbers.\ninlineCode: true\n---\nUse scripts/add.sh with two numbers.\n",
 		"skills/calc/scripts/add.sh":    "echo $(( $1 + $2 ))\necho warn >&2\n",
 		"skills/calc/scripts/fail.sh":   "exit 3\n",
 		"skills/calc/scripts/sleep.sh":  "exec sleep 5\n",
@@ -79,8 +80,9 @@ func TestSkillCatalogAndDisclosure(t *testing.T) {
 // other suffixes and bad argument combinations as invalid_arguments.
 func TestSkillRunScript(t *testing.T) {
 	e := newEnv(t, skillFiles())
+	e.eng.AllowInlineCode = true
 	s := e.spec("a", "x")
-	r := &run{spec: s, agent: &s.Agent}
+	r := &run{e: e.eng, spec: s, agent: &s.Agent}
 	skill, _ := e.snap.Skill("calc")
 	require.NoError(t, os.Symlink(filepath.Join(skill.Dir, "..", "..", "outside.sh"), filepath.Join(skill.Dir, "link.sh")))
 	invalid := func(text string) string { return errJSON(SkillRunScript, api.ToolCodeInvalidArguments, text) }
@@ -138,4 +140,108 @@ func TestSkillRunScript(t *testing.T) {
 		_, err = os.Stat(lines[1])
 		require.True(t, os.IsNotExist(err), "the temporary directory is removed")
 	})
+}
+
+// Issue 14: the demo skill agent ran inline Python sent by anyone who could
+// send a message, as the server's user, with the server's environment (the
+// model key, the token secrets), and a `sleep` a script started outlived
+// the run. Inline code runs only for a skill that declares it and a server
+// that allows it; every script gets a clean environment and a scratch
+// working directory, and its whole process group is killed at its end, at
+// its timeout and when the run is canceled.
+func TestSkillSandbox(t *testing.T) {
+	files := skillFiles()
+	files["agents/a.json"] = react(`"key": "a", "skills": ["calc", "plain"], "toolConfig": {"backends": ["_skill_run_script_"]}`)
+	files["skills/plain/SKILL.md"] = "---\nname: Plain\n---\nNo inline code.\n"
+	files["skills/calc/scripts/env.sh"] = "env\necho \"cwd=$(pwd)\"\n"
+	files["skills/calc/scripts/spawn.sh"] = "sleep 30 &\necho $!\n"
+	files["skills/calc/scripts/hang.sh"] = "sleep 31 &\necho $!\nsleep 32\n"
+	e := newEnv(t, files)
+	s := e.spec("a", "x")
+	r := &run{e: e.eng, spec: s, agent: &s.Agent}
+	call := func(ctx context.Context, args string) scriptResult {
+		t.Helper()
+		out, err := runSkillScript(ctx, r, args)
+		require.NoError(t, err)
+		var res scriptResult
+		require.NoError(t, json.Unmarshal([]byte(out.text), &res), out.text)
+		return res
+	}
+	refused := func(skill string) {
+		t.Helper()
+		out, err := runSkillScript(context.Background(), r, `{"skill":"`+skill+`","pythonCode":"print(1)"}`)
+		require.NoError(t, err)
+		require.Contains(t, out.text, `"code":"invalid_arguments"`)
+		require.Contains(t, out.text, "inline code is not allowed for skill")
+	}
+	refused("calc")  // declared by the skill, not allowed by the server
+	refused("plain") // allowed below, not declared
+	e.eng.AllowInlineCode = true
+	refused("plain")
+	if _, err := exec.LookPath("python3"); err == nil {
+		res := call(context.Background(), `{"skill":"calc","pythonCode":"print(6*7)"}`)
+		require.Equal(t, "42\n", res.Stdout, res.Stderr)
+	}
+
+	t.Setenv("AITE_TEST_SECRET", "s3cr3t-value")
+	t.Setenv("OPENAI_API_KEY", "sk-live-key")
+	res := call(context.Background(), `{"skill":"calc","script":"scripts/env.sh"}`)
+	require.True(t, res.OK, res.Stderr)
+	require.NotContains(t, res.Stdout, "s3cr3t-value")
+	require.NotContains(t, res.Stdout, "sk-live-key")
+	skill, _ := e.snap.Skill("calc")
+	var cwd, home string
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if v, ok := strings.CutPrefix(l, "cwd="); ok {
+			cwd = v
+		}
+		if v, ok := strings.CutPrefix(l, "HOME="); ok {
+			home = v
+		}
+	}
+	require.NotEmpty(t, cwd)
+	require.Equal(t, cwd, home, "HOME is the scratch directory")
+	require.NotContains(t, cwd, skill.Dir, "the script does not run in the skill directory")
+	_, err := os.Stat(cwd)
+	require.True(t, os.IsNotExist(err), "the scratch directory is removed")
+	require.Contains(t, res.Stdout, "SKILL_DIR="+skill.Dir)
+
+	// A background process outlives neither a finished script, nor its
+	// timeout, nor a canceled run.
+	res = call(context.Background(), `{"skill":"calc","script":"scripts/spawn.sh"}`)
+	require.True(t, res.OK, res.Stderr)
+	requireGone(t, strings.TrimSpace(res.Stdout))
+	res = call(context.Background(), `{"skill":"calc","script":"scripts/hang.sh","timeoutMs":200}`)
+	require.True(t, res.TimedOut)
+	requireGone(t, strings.TrimSpace(res.Stdout))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	res = call(ctx, `{"skill":"calc","script":"scripts/hang.sh"}`)
+	require.Less(t, time.Since(start), 5*time.Second, "the cancel ended the script")
+	require.False(t, res.OK)
+	requireGone(t, strings.TrimSpace(res.Stdout))
+}
+
+// requireGone waits (up to 5 s) until process pid no longer runs (gone, or
+// a zombie waiting for its reaper).
+func requireGone(t *testing.T, pid string) {
+	t.Helper()
+	require.NotEmpty(t, pid)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			if os.IsNotExist(err) {
+				return
+			}
+			t.Skipf("cannot read /proc: %v", err)
+		}
+		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s outlived the script: %s", pid, stat)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -119,6 +119,8 @@ type callState struct {
 
 	wait    <-chan json.RawMessage // frontend: the registered wait
 	waitErr error                  // frontend: the registration failed
+
+	confirm confirmation // edit confirmation (params.confirmEdits)
 }
 
 // arguments returns the call's complete arguments.

@@ -118,9 +118,9 @@ func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
 }
 
 // stream plays the provider's stream into rp, with the model call timeout
-// and one transparent reconnect when the provider fails before the first
-// event (§ 6.3).
+// and the retry rule of § 6.3 (modelRetry).
 func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *reply) error {
+	retry := r.e.modelRetry()
 	for attempt := 0; ; attempt++ {
 		n, timedOut, err := r.attempt(ctx, p, req, rp)
 		switch {
@@ -130,14 +130,20 @@ func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *
 			return ctx.Err()
 		case errors.As(err, new(*failure)) || errors.Is(err, errEnded):
 			return err
-		case n == 0 && attempt == 0 && !timedOut && llm.IsRetriable(err):
-			r.log.Info("model call failed before the first event; reconnecting", "err", err)
-			continue
 		case timedOut:
 			return &failure{info: api.ErrorInfo{Code: api.CodeModelError, Retriable: true,
 				Message: fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", r.agent.Budget.Model.TimeoutMs)}}
 		}
-		return &failure{info: api.ErrorInfo{Code: api.CodeModelError, Message: err.Error(), Retriable: llm.IsRetriable(err)}}
+		again, final := retry.after(ctx, err, attempt, n)
+		if again {
+			r.log.Info("model call failed before the first event; reconnecting", "err", err)
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.log.Warn("model call failed", "err", err)
+		return &failure{info: modelErrorInfo(final)}
 	}
 }
 

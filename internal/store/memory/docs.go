@@ -138,8 +138,8 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
-	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
-	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
+	e = cloneEdit(e)
+	d = store.Edited(d, c, e)
 	s.docs[docID] = d
 	s.edits[docID] = append(s.edits[docID], e)
 	d.ItemIDs = store.StoredIDs(d.ItemIDs)
@@ -156,7 +156,7 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	out := []store.DocumentEdit{}
 	for _, e := range s.edits[docID] {
 		if e.Revision > afterRevision {
-			out = append(out, e)
+			out = append(out, cloneEdit(e))
 		}
 	}
 	return out, nil
@@ -189,4 +189,50 @@ func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error
 	}
 	t.Body = clone(t.Body)
 	return t, nil
+}
+
+// cloneEdit copies the pointed-to parts of an edit, so callers never share
+// them with the store.
+func cloneEdit(e store.DocumentEdit) store.DocumentEdit {
+	if e.Splice != nil {
+		sp := *e.Splice
+		e.Splice = &sp
+	}
+	if e.RevertedTo != nil {
+		r := *e.RevertedTo
+		e.RevertedTo = &r
+	}
+	return e
+}
+
+// PutDocumentData implements store.DocumentData.
+func (s *Store) PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error {
+	if err := store.ValidateDocumentData(docID, name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := s.docs[docID]; !ok {
+		return fmt.Errorf("document %q: %w", docID, store.ErrNotFound)
+	}
+	s.data[[2]string{docID, name}] = store.DocumentDatum{DocumentID: docID, Name: name, Data: clone(data), UpdatedAt: ms(at)}
+	return nil
+}
+
+// GetDocumentData implements store.DocumentData.
+func (s *Store) GetDocumentData(ctx context.Context, docID, name string) (store.DocumentDatum, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.DocumentDatum{}, err
+	}
+	d, ok := s.data[[2]string{docID, name}]
+	if !ok {
+		return store.DocumentDatum{}, fmt.Errorf("%s of document %q: %w", name, docID, store.ErrNotFound)
+	}
+	d.Data = clone(d.Data)
+	return d, nil
 }

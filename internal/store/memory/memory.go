@@ -30,6 +30,7 @@ type Store struct {
 	docs     map[string]store.Document
 	edits    map[string][]store.DocumentEdit
 	tasks    map[string]store.TaskState
+	data     map[[2]string]store.DocumentDatum // by document id and name
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,6 +48,7 @@ func New() *Store {
 		docs:     map[string]store.Document{},
 		edits:    map[string][]store.DocumentEdit{},
 		tasks:    map[string]store.TaskState{},
+		data:     map[[2]string]store.DocumentDatum{},
 	}
 }
 
@@ -145,6 +147,32 @@ func (s *Store) AppendEvents(ctx context.Context, runID string, events ...store.
 	for _, e := range events {
 		e.RunID, e.Body = runID, clone(e.Body)
 		s.events[runID] = append(s.events[runID], e)
+	}
+	return nil
+}
+
+// AppendEventLogs implements store.Events: every run's events are checked before any is
+// stored.
+func (s *Store) AppendEventLogs(ctx context.Context, events ...store.Event) error {
+	runIDs, byRun, err := store.EventsByRun(events)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range runIDs {
+		if err := s.needRun(ctx, id); err != nil {
+			return err
+		}
+		if err := store.ValidateEvents(id, s.lastSeq(id), byRun[id]); err != nil {
+			return err
+		}
+	}
+	for _, id := range runIDs {
+		for _, e := range byRun[id] {
+			e.Body = clone(e.Body)
+			s.events[id] = append(s.events[id], e)
+		}
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 const chatColumns = `chat_id, chat_name, agent_key, document_id, created_at, updated_at,
-	last_run_id, last_run_content, read_status, read_at`
+	last_run_id, last_run_content, read_status, read_at, owner`
 
 // CreateChat implements store.Chats.
 func (s *Store) CreateChat(ctx context.Context, c store.Chat) error {
@@ -24,9 +24,9 @@ func (s *Store) CreateChat(ctx context.Context, c store.Chat) error {
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO chats (`+chatColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO chats (`+chatColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.Name, c.AgentKey, c.DocumentID, millis(c.CreatedAt), millis(c.UpdatedAt),
-			c.LastRunID, c.LastRunContent, c.ReadStatus, nullMillis(c.ReadAt))
+			c.LastRunID, c.LastRunContent, c.ReadStatus, nullMillis(c.ReadAt), c.Owner)
 		if err != nil {
 			return fmt.Errorf("sqlite: creating chat %q: %w", c.ID, err)
 		}
@@ -179,7 +179,7 @@ func scanChat(sc scanner) (store.Chat, error) {
 	var created, updated int64
 	var readAt sql.NullInt64
 	err := sc.Scan(&c.ID, &c.Name, &c.AgentKey, &c.DocumentID, &created, &updated,
-		&c.LastRunID, &c.LastRunContent, &c.ReadStatus, &readAt)
+		&c.LastRunID, &c.LastRunContent, &c.ReadStatus, &readAt, &c.Owner)
 	c.CreatedAt, c.UpdatedAt, c.ReadAt = fromMillis(created), fromMillis(updated), fromNullMillis(readAt)
 	return c, err
 }

@@ -75,9 +75,9 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (document_id, name, markdown, revision, item_count, item_ids,
-			next_item_id, size_bytes, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+			next_item_id, size_bytes, created_at, updated_at, owner) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
 			d.ID, d.Name, d.Markdown, d.ItemCount, docmodel.FormatIDRuns(d.ItemIDs), d.NextItemID, d.SizeBytes,
-			millis(d.CreatedAt), millis(d.UpdatedAt))
+			millis(d.CreatedAt), millis(d.UpdatedAt), d.Owner)
 		if err != nil {
 			return fmt.Errorf("sqlite: creating document %q: %w", d.ID, err)
 		}
@@ -102,7 +102,7 @@ type rowQuerier interface {
 
 func document(ctx context.Context, q rowQuerier, id string) (store.Document, error) {
 	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT document_id, name, markdown, revision, item_count, item_ids,
-		next_item_id, size_bytes, created_at, updated_at FROM documents WHERE document_id = ?`, id))
+		next_item_id, size_bytes, created_at, updated_at, owner FROM documents WHERE document_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
 	} else if err != nil {
@@ -114,17 +114,17 @@ func document(ctx context.Context, q rowQuerier, id string) (store.Document, err
 // ListDocuments implements store.Documents.
 func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 	return queryAll(ctx, s.r, scanDocument, `SELECT document_id, name, '', revision, item_count, '', 0, size_bytes,
-		created_at, updated_at FROM documents ORDER BY updated_at DESC, document_id`)
+		created_at, updated_at, owner FROM documents ORDER BY updated_at DESC, document_id`)
 }
 
 // scanDocument reads the columns document_id, name, markdown, revision, item_count,
-// item_ids, next_item_id, size_bytes, created_at, updated_at.
+// item_ids, next_item_id, size_bytes, created_at, updated_at, owner.
 func scanDocument(sc scanner) (store.Document, error) {
 	var d store.Document
 	var ids string
 	var created, updated int64
 	err := sc.Scan(&d.ID, &d.Name, &d.Markdown, &d.Revision, &d.ItemCount, &ids, &d.NextItemID, &d.SizeBytes,
-		&created, &updated)
+		&created, &updated, &d.Owner)
 	if err != nil {
 		return store.Document{}, err
 	}
@@ -155,14 +155,21 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 		if err != nil {
 			return fmt.Errorf("sqlite: updating document %q: %w", docID, err)
 		}
+		var spAt, spOld, spNew, reverted any // NULL: not recorded
+		if sp := e.Splice; sp != nil {
+			spAt, spOld, spNew = sp.At, sp.Old, sp.New
+		}
+		if e.RevertedTo != nil {
+			reverted = *e.RevertedTo
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at)
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, e.Before, e.After, at, spAt, spOld, spNew, reverted)
 		if err != nil {
 			return fmt.Errorf("sqlite: journaling the edit of document %q: %w", docID, err)
 		}
-		d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), fromMillis(at)
-		d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
+		d = store.Edited(d, c, e)
 		return nil
 	})
 	if err != nil {
@@ -182,12 +189,21 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 		out, err = queryAll(ctx, tx, func(sc scanner) (store.DocumentEdit, error) {
 			var e store.DocumentEdit
 			var at int64
+			var spAt, reverted sql.NullInt64
+			var spOld, spNew sql.NullString
 			err := sc.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer,
-				&e.Before, &e.After, &at)
+				&e.Before, &e.After, &at, &spAt, &spOld, &spNew, &reverted)
 			e.At = fromMillis(at)
+			if spAt.Valid {
+				e.Splice = &store.Splice{At: int(spAt.Int64), Old: spOld.String, New: spNew.String}
+			}
+			if reverted.Valid {
+				r := int(reverted.Int64)
+				e.RevertedTo = &r
+			}
 			return e, err
-		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at
-			FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
+		}, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+			splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = ? AND revision > ? ORDER BY revision`, docID, afterRevision)
 		return err
 	})
 	return out, err
@@ -225,3 +241,40 @@ func (s *Store) LoadTask(ctx context.Context, id string) (store.TaskState, error
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// PutDocumentData implements store.DocumentData.
+func (s *Store) PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error {
+	if err := store.ValidateDocumentData(docID, name); err != nil {
+		return err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := need(ctx, tx, documentExists, "document", docID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO document_data (document_id, name, data, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (document_id, name) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+			docID, name, data, millis(at))
+		if err != nil {
+			return fmt.Errorf("sqlite: saving %s of document %q: %w", name, docID, err)
+		}
+		return nil
+	})
+}
+
+// GetDocumentData implements store.DocumentData.
+func (s *Store) GetDocumentData(ctx context.Context, docID, name string) (store.DocumentDatum, error) {
+	d := store.DocumentDatum{DocumentID: docID, Name: name}
+	var at int64
+	err := s.r.QueryRowContext(ctx, `SELECT data, updated_at FROM document_data WHERE document_id = ? AND name = ?`,
+		docID, name).Scan(&d.Data, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.DocumentDatum{}, fmt.Errorf("%s of document %q: %w", name, docID, store.ErrNotFound)
+	} else if err != nil {
+		return store.DocumentDatum{}, fmt.Errorf("sqlite: reading %s of document %q: %w", name, docID, err)
+	}
+	d.UpdatedAt = fromMillis(at)
+	return d, nil
+}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/aitexteditor/aite/internal/store"
 )
@@ -128,26 +130,89 @@ func (s *Store) ListSystems(ctx context.Context, runID string) ([]store.SystemSn
 
 // AppendEvents implements store.Events.
 func (s *Store) AppendEvents(ctx context.Context, runID string, events ...store.Event) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		last, err := lastSeq(ctx, tx, runID)
-		if err != nil {
+	byRun := map[string][]store.Event{runID: events}
+	return s.write(ctx, func(tx *sql.Tx) error { return appendEvents(ctx, tx, []string{runID}, byRun) })
+}
+
+// AppendEventLogs implements store.Events: one transaction, so one fsync, for the events of
+// every run (the server's group commit).
+func (s *Store) AppendEventLogs(ctx context.Context, events ...store.Event) error {
+	runIDs, byRun, err := store.EventsByRun(events)
+	if err != nil || len(runIDs) == 0 {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error { return appendEvents(ctx, tx, runIDs, byRun) })
+}
+
+// Set-based statements keep a group commit cheap: one query for the last seqs of all its runs
+// and one INSERT per eventRows events (a statement per run or per event costs more than the
+// rows themselves in the pure-Go driver).
+const (
+	runsPerQuery = 400
+	eventRows    = 400
+)
+
+// appendEvents checks the events of runIDs against their runs' last seqs and inserts them.
+func appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, byRun map[string][]store.Event) error {
+	last, err := lastSeqs(ctx, tx, runIDs)
+	if err != nil {
+		return err
+	}
+	var rows []store.Event
+	for _, id := range runIDs {
+		l, ok := last[id]
+		if !ok {
+			return fmt.Errorf("run %q: %w", id, store.ErrNotFound)
+		}
+		if err := store.ValidateEvents(id, l, byRun[id]); err != nil {
 			return err
 		}
-		if err := store.ValidateEvents(runID, last, events); err != nil {
-			return err
+		for _, e := range byRun[id] {
+			e.RunID = id
+			rows = append(rows, e)
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO events (run_id, seq, type, timestamp, event) VALUES (?, ?, ?, ?, ?)`)
+	}
+	for chunk := range slices.Chunk(rows, eventRows) {
+		q := `INSERT INTO events (run_id, seq, type, timestamp, event) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?),", len(chunk)), ",")
+		args := make([]any, 0, 5*len(chunk))
+		for _, e := range chunk {
+			args = append(args, e.RunID, e.Seq, e.Type, e.Timestamp, string(e.Body))
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("sqlite: appending %d events (first: run %q seq %d): %w", len(chunk), chunk[0].RunID, chunk[0].Seq, err)
+		}
+	}
+	return nil
+}
+
+// lastSeqs returns the highest stored seq (0 if none) of each existing run of runIDs.
+func lastSeqs(ctx context.Context, tx *sql.Tx, runIDs []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(runIDs))
+	for chunk := range slices.Chunk(runIDs, runsPerQuery) {
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT r.run_id, (SELECT MAX(seq) FROM events WHERE run_id = r.run_id)
+			FROM runs r WHERE r.run_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, args...)
 		if err != nil {
-			return fmt.Errorf("sqlite: appending events to run %q: %w", runID, err)
+			return nil, fmt.Errorf("sqlite: last seqs of %d runs: %w", len(chunk), err)
 		}
-		defer stmt.Close()
-		for _, e := range events {
-			if _, err := stmt.ExecContext(ctx, runID, e.Seq, e.Type, e.Timestamp, string(e.Body)); err != nil {
-				return fmt.Errorf("sqlite: appending event seq %d to run %q: %w", e.Seq, runID, err)
+		for rows.Next() {
+			var id string
+			var last sql.NullInt64
+			if err := rows.Scan(&id, &last); err != nil {
+				_ = rows.Close()
+				return nil, fmt.Errorf("sqlite: last seqs: %w", err)
 			}
+			out[id] = last.Int64
 		}
-		return nil
-	})
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, fmt.Errorf("sqlite: last seqs: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // ListEvents implements store.Events.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -20,27 +19,10 @@ func TestEmbeddedMigrations(t *testing.T) {
 	require.NoError(t, err)
 	var names []string
 	for i, m := range migs {
-		require.Equal(t, i+1, m.version)
-		names = append(names, m.name)
+		require.Equal(t, i+1, m.Version)
+		names = append(names, m.Name)
 	}
-	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids"}, names)
-}
-
-func TestLoadMigrationsRejects(t *testing.T) {
-	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
-	cases := map[string]fstest.MapFS{
-		"gap":       {"m/0001_a.sql": file("SELECT 1"), "m/0003_c.sql": file("SELECT 1")},
-		"repeat":    {"m/0001_a.sql": file("SELECT 1"), "m/001_b.sql": file("SELECT 1")},
-		"no number": {"m/init.sql": file("SELECT 1")},
-		"zero":      {"m/0000_a.sql": file("SELECT 1")},
-	}
-	for name, fsys := range cases {
-		_, err := loadMigrations(fsys, "m")
-		require.Error(t, err, name)
-	}
-	migs, err := loadMigrations(fstest.MapFS{"m/0001_a.sql": file("SELECT 1"), "m/README.md": file("x")}, "m")
-	require.NoError(t, err)
-	require.Len(t, migs, 1, "only .sql files count")
+	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners", "document_data"}, names)
 }
 
 // appliedVersions reads schema_migrations.
@@ -73,18 +55,21 @@ func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := openAt(t, path, 1)
 	require.Equal(t, []int{1}, appliedVersions(t, old))
-	require.NoError(t, old.CreateChat(bg, store.Chat{ID: "c1", Name: "from v1"}))
-	_, err := old.CreateDocument(bg, store.Document{ID: "d1"})
+	_, err := old.w.ExecContext(bg, `INSERT INTO chats (chat_id, chat_name, agent_key, document_id, created_at, updated_at,
+		last_run_id, last_run_content, read_status, read_at) VALUES ('c1', 'from v1', '', '', 0, 0, '', '', 0, NULL)`)
+	require.NoError(t, err, "a chat as version 1 stored it")
+	_, err = old.CreateDocument(bg, store.Document{ID: "d1"})
 	require.Error(t, err, "version 1 has no documents table")
 	require.NoError(t, old.Close())
 
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
 	chat, err := s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, "from v1", chat.Name, "the upgrade kept the data")
+	require.Empty(t, chat.Owner, "rows from before the owners step belong to nobody")
 	_, err = s.CreateDocument(bg, store.Document{ID: "d1"})
 	require.NoError(t, err)
 	require.NoError(t, s.SaveTask(bg, "t1", []byte(`{}`), chat.CreatedAt))
@@ -96,7 +81,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	for range 3 {
 		s, err := Open(path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
 		var applied []int64
 		rows, err := s.r.QueryContext(bg, `SELECT applied_at FROM schema_migrations ORDER BY version`)
 		require.NoError(t, err)
@@ -127,9 +112,9 @@ func TestMigrateRefusesANewerFile(t *testing.T) {
 
 func TestFailedMigrationLeavesNoTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aite.db")
-	migs := []migration{
-		{version: 1, name: "good", sql: `CREATE TABLE a (x INTEGER) STRICT`},
-		{version: 2, name: "bad", sql: `CREATE TABLE b (x INTEGER); INSERT INTO a VALUES (1); THIS IS NOT SQL`},
+	migs := []store.Migration{
+		{Version: 1, Name: "good", SQL: `CREATE TABLE a (x INTEGER) STRICT`},
+		{Version: 2, Name: "bad", SQL: `CREATE TABLE b (x INTEGER); INSERT INTO a VALUES (1); THIS IS NOT SQL`},
 	}
 	_, err := open(bg, path, defaultConfig(), migs)
 	require.ErrorContains(t, err, "0002_bad")
@@ -161,7 +146,7 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
 	d, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, "# A\n\nB.\n", d.Markdown, "the upgrade kept the document")
@@ -176,4 +161,23 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 3, 2}, d.ItemIDs)
 	require.Equal(t, 4, d.NextItemID)
+}
+
+func TestMigrateKeepsOldEditsWithoutSplice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v4.db")
+	old := openAt(t, path, 4)
+	_, err := old.w.ExecContext(bg, `INSERT INTO documents (document_id, name, markdown, revision, item_count, size_bytes,
+		created_at, updated_at) VALUES ('d1', 'old', 'B.', 1, 1, 2, 0, 0)`)
+	require.NoError(t, err)
+	_, err = old.w.ExecContext(bg, `INSERT INTO document_edits (document_id, revision, op, at) VALUES ('d1', 1, 'replace', 0)`)
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	require.Len(t, edits, 1)
+	require.Nil(t, edits[0].Splice, "an edit from before the upgrade has no recorded splice")
 }

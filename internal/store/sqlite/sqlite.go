@@ -3,8 +3,11 @@
 // binary (migrations/NNNN_name.sql, recorded in schema_migrations).
 //
 // Writes go through a single connection, so they are serialised in Go and never meet
-// SQLITE_BUSY inside the process; each write method is one IMMEDIATE transaction. Reads use a
-// separate pool of query_only connections and run concurrently with the writer (WAL).
+// SQLITE_BUSY inside the process. Concurrent write calls are group-committed (write.go): the
+// calls that arrive while a transaction is being written share the next IMMEDIATE transaction,
+// each in its own savepoint, so one fsync serves them all and a failing call is rolled back
+// alone; every call returns once its own writes are committed. Reads use a separate pool of
+// query_only connections and run concurrently with the writer (WAL).
 //
 // Durability: a method that returned nil has committed. With the default synchronous=FULL
 // every commit is fsynced, so it survives a killed process and also a power loss or OS crash.
@@ -69,8 +72,9 @@ func WithReaders(n int) Option { return func(c *config) { c.readers = max(1, n) 
 
 // Store is the SQLite backend. It is safe for concurrent use.
 type Store struct {
-	w *sql.DB // one connection, every write
-	r *sql.DB // query_only connections, every read
+	w  *sql.DB // one connection, every write
+	r  *sql.DB // query_only connections, every read
+	gc groupCommit
 }
 
 var _ store.Store = (*Store)(nil)
@@ -99,7 +103,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	return open(context.Background(), abs, cfg, migs)
 }
 
-func open(ctx context.Context, abs string, cfg config, migs []migration) (*Store, error) {
+func open(ctx context.Context, abs string, cfg config, migs []store.Migration) (*Store, error) {
 	w, err := sql.Open("sqlite", dsn(abs, cfg, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -121,7 +125,7 @@ func open(ctx context.Context, abs string, cfg config, migs []migration) (*Store
 }
 
 // prepareWriter checks that the file is in WAL mode and migrates it.
-func prepareWriter(ctx context.Context, w *sql.DB, migs []migration) error {
+func prepareWriter(ctx context.Context, w *sql.DB, migs []store.Migration) error {
 	var mode string
 	if err := w.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
 		return fmt.Errorf("sqlite: opening the database: %w", err)
@@ -155,21 +159,6 @@ func dsn(abs string, cfg config, reader bool) string {
 // Close closes both connection pools; the last one out checkpoints the WAL.
 func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
-}
-
-// write runs fn in one IMMEDIATE transaction on the writer connection.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		return errors.Join(err, ignoreDone(tx.Rollback()))
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
-	}
-	return nil
 }
 
 // read runs fn in one read transaction, so its statements see one snapshot.

@@ -23,7 +23,7 @@ func testChatRoundTrip(t *testing.T, s store.Store) {
 	readAt := at(3)
 	c := store.Chat{ID: "0b9f3c1e-8d5a-4f7e-9c2b-1a2b3c4d5e6f", Name: "Kapitel 1 — überarbeiten", AgentKey: "book",
 		DocumentID: "d1", CreatedAt: at(1), UpdatedAt: at(2), LastRunID: "r0", LastRunContent: "done ✓",
-		ReadStatus: 1, ReadAt: &readAt}
+		ReadStatus: 1, ReadAt: &readAt, Owner: "auth0|writer-7"}
 	require.NoError(t, s.CreateChat(bg, c))
 	got, err := s.GetChat(bg, c.ID)
 	require.NoError(t, err)

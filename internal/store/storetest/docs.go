@@ -17,6 +17,7 @@ var documentTests = []test{
 	{"Documents/ItemIDs", testDocumentItemIDs},
 	{"Documents/ItemIDsRejected", testDocumentItemIDsRejected},
 	{"Tasks/Upsert", testTasks},
+	{"DocumentData/PutAndGet", testDocumentData},
 }
 
 func testPlans(t *testing.T, s store.Store) {
@@ -76,13 +77,19 @@ func addDocument(t *testing.T, s store.Store, id string, i int) store.Document {
 }
 
 func testDocumentRoundTrip(t *testing.T, s store.Store) {
-	d := addDocument(t, s, "d1", 1)
+	d, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2,
+		CreatedAt: at(1), UpdatedAt: at(1), Owner: "auth0|writer-7"})
+	require.NoError(t, err)
 	want := store.Document{ID: "d1", Name: "d1.md", Markdown: book, Revision: 0, ItemCount: 2, SizeBytes: len(book),
-		CreatedAt: ms(at(1)), UpdatedAt: ms(at(1))}
+		CreatedAt: ms(at(1)), UpdatedAt: ms(at(1)), Owner: "auth0|writer-7"}
 	require.Equal(t, want, d, "CreateDocument returns the stored document, size computed")
 	got, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	list, err := s.ListDocuments(bg)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, "auth0|writer-7", list[0].Owner, "the list names the owner")
 
 	_, err = s.CreateDocument(bg, store.Document{ID: "d1", Markdown: "other"})
 	requireIs(t, err, store.ErrExists)
@@ -122,6 +129,9 @@ func testDocumentEdits(t *testing.T, s store.Store) {
 	md2 := md1 + "\nMore.\n"
 	del := edit(2, "insert_after")
 	del.DocumentID = "d1"
+	del.Splice = &store.Splice{At: len(md1), Old: "", New: "\nMore.\n"} // recorded; edit 1 has none
+	zero := 0
+	del.RevertedTo = &zero // only set on reverts, but any edit round-trips it
 	_, err = s.ApplyDocumentEdit(bg, "d1", text(md2, 3), del)
 	require.NoError(t, err)
 
@@ -319,4 +329,51 @@ func testDocumentItemIDsRejected(t *testing.T, s store.Store) {
 	edits, err := s.ListDocumentEdits(bg, "d1", 0)
 	require.NoError(t, err)
 	require.Empty(t, edits)
+}
+
+func testDocumentData(t *testing.T, s store.Store) {
+	_, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.CreateDocument(bg, store.Document{ID: "d2", Name: "d2.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.GetDocumentData(bg, "d1", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "nothing stored yet")
+
+	codexJSON := []byte(`{"format":"aite-codex","version":1,"entries":[]}`)
+	blob := make([]byte, 70000) // binary, with every byte value and NULs
+	for i := range blob {
+		blob[i] = byte(i * 7)
+	}
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", codexJSON, at(2)))
+	require.NoError(t, s.PutDocumentData(bg, "d1", "vectors.bin", blob, at(3)))
+	got, err := s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, store.DocumentDatum{DocumentID: "d1", Name: "codex.json", Data: codexJSON, UpdatedAt: ms(at(2))}, got)
+	got, err = s.GetDocumentData(bg, "d1", "vectors.bin")
+	require.NoError(t, err)
+	require.Equal(t, blob, got.Data, "bytes come back exactly")
+
+	replaced := []byte(`{"format":"aite-codex","version":1,"entries":[{"id":"x","name":"X"}]}`)
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", replaced, at(4)))
+	got, err = s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, replaced, got.Data, "a put replaces the value")
+	require.Equal(t, ms(at(4)), got.UpdatedAt)
+	_, err = s.GetDocumentData(bg, "d2", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "values are per document")
+
+	require.NoError(t, s.PutDocumentData(bg, "d2", "empty", nil, at(5)))
+	got, err = s.GetDocumentData(bg, "d2", "empty")
+	require.NoError(t, err)
+	require.Empty(t, got.Data)
+
+	requireIs(t, s.PutDocumentData(bg, "nope", "codex.json", codexJSON, at(1)), store.ErrNotFound, "an unknown document")
+	for _, bad := range []string{"", "a/b", "../x", "with space", string(make([]byte, 65))} {
+		requireIs(t, s.PutDocumentData(bg, "d1", bad, codexJSON, at(1)), store.ErrInvalid, bad)
+	}
+	// The document itself is untouched.
+	d, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, 0, d.Revision)
+	require.Equal(t, book, d.Markdown)
 }

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -150,6 +152,7 @@ var eventTests = []test{
 	{"Events/BatchAtomic", testEventsBatchAtomic},
 	{"Events/ByteExact", testEventsByteExact},
 	{"Events/PerRun", testEventsPerRun},
+	{"Events/GroupCommit", testEventLogs},
 }
 
 func testEventsAppendList(t *testing.T, s store.Store) {
@@ -276,4 +279,51 @@ func testEventsPerRun(t *testing.T, s store.Store) {
 	last, err := s.LastSeq(bg, "r1")
 	require.NoError(t, err)
 	require.Equal(t, int64(4), last)
+}
+
+// of returns the events with RunID set.
+func of(runID string, events []store.Event) []store.Event {
+	out := make([]store.Event, len(events))
+	for i, e := range events {
+		e.RunID = runID
+		out[i] = e
+	}
+	return out
+}
+
+// testEventLogs: AppendEventLogs stores the events of several runs in one transaction (the
+// server's group commit), each run keeping AppendEvents' rules; a refused group stores none.
+func testEventLogs(t *testing.T, s store.Store) {
+	addChatRun(t, s)
+	addRun(t, s, "c1", "r2")
+	addRun(t, s, "c1", "r3")
+	require.NoError(t, s.AppendEvents(bg, "r1", evs(1, 2)...))
+	group := slices.Concat(of("r2", evs(1, 1)), of("r1", evs(3, 4)), of("r2", evs(2, 3)), of("r3", evs(1, 1)))
+	require.NoError(t, s.AppendEventLogs(bg, group...))
+	for run, want := range map[string][]int64{"r1": seqRange(1, 4), "r2": seqRange(1, 3), "r3": {1}} {
+		got, err := s.ListEvents(bg, run, 0)
+		require.NoError(t, err)
+		require.Equal(t, want, seqs(got), run)
+		for _, e := range got {
+			require.Equal(t, run, e.RunID)
+		}
+	}
+	require.NoError(t, s.AppendEventLogs(bg), "an empty group is fine")
+
+	// One run's conflict, an unknown run or an event without a run refuses the whole group.
+	for name, bad := range map[string][]store.Event{
+		"conflict":   slices.Concat(of("r3", evs(2, 3)), of("r1", evs(4, 5))),
+		"unknown":    slices.Concat(of("r3", evs(2, 3)), of("nope", evs(1, 1))),
+		"no run":     slices.Concat(of("r3", evs(2, 3)), evs(5, 5)),
+		"bad body":   slices.Concat(of("r3", evs(2, 3)), []store.Event{{RunID: "r1", Seq: 5, Type: "x", Body: json.RawMessage(`{`)}}),
+		"out of seq": slices.Concat(of("r3", evs(3, 3)), of("r3", evs(2, 2))),
+	} {
+		err := s.AppendEventLogs(bg, bad...)
+		require.Error(t, err, name)
+		require.True(t, errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrNotFound),
+			"%s: %v", name, err)
+		last, err := s.LastSeq(bg, "r3")
+		require.NoError(t, err)
+		require.Equal(t, int64(1), last, "%s: nothing of a refused group is stored", name)
+	}
 }

@@ -35,7 +35,7 @@ func call(t *testing.T, r *tool.Registry, name, args string) (tool.Result, map[s
 
 func TestEveryToolHasADescriptionAndSchema(t *testing.T) {
 	r := Registry(env(t))
-	require.Len(t, r.Tools(), 14)
+	require.Len(t, r.Tools(), 16)
 	for _, tl := range r.Tools() {
 		require.NotEmpty(t, strings.TrimSpace(tl.Description()), tl.Name())
 		var s map[string]any
@@ -60,7 +60,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"cursor-create_full_scan_cursor": {"includeHeadings": true},
 		"cursor-create_filtered_cursor":  {"includeHeadings": true},
 		"editor-read":                    {"before": 0.0, "after": 0.0},
-		"search-find":                    {"mode": "ranked"},
+		"search-find":                    {"mode": "auto"},
 		"cursor_agent-run_cursor_agent":  {"mode": "FirstMatch"},
 	}
 	for name, want := range defaults {
@@ -140,4 +140,43 @@ func TestShowUserMessageReports(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, "user_message", got[0].Kind)
+}
+
+func TestPreviewChangesNothing(t *testing.T) {
+	e := env(t)
+	before, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	for _, name := range []string{"editor-replace_text", "editor-insert_before", "editor-insert_after", "editor-delete"} {
+		require.True(t, IsEdit(name), name)
+		res, err := Preview(e, name, json.RawMessage(`{"pointer":"1.p1","markdown":"Новый абзац."}`))
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %s", name, res.Text)
+		var p map[string]string
+		require.NoError(t, json.Unmarshal([]byte(res.Text), &p))
+		require.Equal(t, "2:1.p1", p["pointer"], name)
+		require.NotEmpty(t, p["op"], name)
+		if name == "editor-replace_text" {
+			require.Contains(t, p["oldMarkdown"], "Верхние Ключи")
+			require.Equal(t, "Новый абзац.", p["newMarkdown"])
+		}
+	}
+	after, err := e.Session.Source(e.Book)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+
+	require.False(t, IsEdit("editor-read"))
+	for args, code := range map[string]string{`{"pointer":"1.1"}`: "refused", `{"pointer":"9.9.p99","markdown":"x"}`: "not_found",
+		`{"markdown":"x"}`: "invalid_arguments", `not json`: "invalid_arguments"} {
+		name := "editor-replace_text"
+		if code == "refused" {
+			name = "editor-delete"
+		}
+		res, err := Preview(e, name, json.RawMessage(args))
+		require.NoError(t, err)
+		require.True(t, res.IsError, args)
+		require.Equal(t, code, res.Code, args)
+	}
+	res, err := Preview(e, "editor-read", json.RawMessage(`{"pointer":"1.p1"}`))
+	require.NoError(t, err)
+	require.True(t, res.IsError)
 }

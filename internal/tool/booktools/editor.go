@@ -3,6 +3,8 @@ package booktools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -88,10 +90,20 @@ func read(env Env) tool.Tool {
 			return failure(err)
 		}
 		items := make([]itemOut, len(v.Items))
+		ids := make([]int, len(v.Items))
 		for i, it := range v.Items {
 			items[i] = itemOut{Pointer: it.Pointer.String(), Kind: string(it.Kind), Markdown: it.Markdown}
+			ids[i] = it.ID
 		}
-		return ok(map[string]any{"target": v.Target.String(), "items": items}), nil
+		out := map[string]any{"target": v.Target.String(), "items": items}
+		cx, err := env.Session.CodexContext(env.Book, ids)
+		if err != nil {
+			return failure(err)
+		}
+		if len(cx) > 0 {
+			out["codex"] = cx
+		}
+		return ok(out), nil
 	})
 }
 
@@ -115,6 +127,35 @@ func deleteItem(env Env) tool.Tool {
 	return tool.Must(ToolDelete, deleteDoc, func(_ context.Context, p deleteParams) (tool.Result, error) {
 		return edit(env, editOps[ToolDelete], p.Pointer, "")
 	})
+}
+
+// IsEdit reports whether the tool named name applies edits.
+func IsEdit(name string) bool {
+	_, ok := EditOp(name)
+	return ok
+}
+
+// Preview tells what a call of the edit tool named name with args would do,
+// changing nothing (editor.Session.PreviewEdit: the same checks as the
+// edit): a result whose text is {"pointer", "op", "oldMarkdown",
+// "newMarkdown"}, or the error result the call itself would give (bad
+// arguments, a bad pointer, a refused edit). It is an error result for a
+// tool that is not an edit tool.
+func Preview(env Env, name string, args json.RawMessage) (tool.Result, error) {
+	op, known := editOps[name]
+	if !known {
+		return tool.Errorf("invalid_arguments", "%s does not edit the book", name), nil
+	}
+	var p editParams
+	if err := json.Unmarshal(args, &p); err != nil || strings.TrimSpace(p.Pointer) == "" {
+		return tool.Errorf("invalid_arguments", "the arguments need a pointer (and markdown for a new text)"), nil
+	}
+	res, err := env.Session.PreviewEdit(env.Book, op, p.Pointer, p.Markdown)
+	if err != nil {
+		return failure(err)
+	}
+	return ok(map[string]string{"pointer": res.Target.String(), "op": string(res.Op),
+		"oldMarkdown": res.MarkdownBefore, "newMarkdown": res.MarkdownAfter}), nil
 }
 
 // edit applies one domain operation and reports it as a result and an Edit.

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aitexteditor/aite/internal/eval"
+)
+
+// evalBar shows an evaluation's progress on standard error: a bar redrawn
+// in place on a terminal, one line per command otherwise.
+type evalBar struct {
+	w        io.Writer
+	terminal bool
+	drawn    bool
+}
+
+func newEvalBar(w io.Writer, terminal bool) *evalBar { return &evalBar{w: w, terminal: terminal} }
+
+const barWidth = 24
+
+func (b *evalBar) update(p eval.Progress) {
+	what := p.Task
+	if p.Step > 0 {
+		what = fmt.Sprintf("%s step %d", p.Task, p.Step)
+	}
+	how := string(p.Result)
+	if p.Resumed {
+		how += " (kept)"
+	}
+	spent := fmt.Sprintf("%d calls, %s tokens", p.Calls, eval.Tokens(p.Tokens))
+	if p.Cost > 0 {
+		spent += fmt.Sprintf(", cost %.4f", p.Cost)
+	}
+	if !b.terminal {
+		fmt.Fprintf(b.w, "[%d/%d] %s: %s (%s so far)\n", p.Done, p.Total, what, how, spent)
+		return
+	}
+	filled := barWidth * p.Done / max(p.Total, 1)
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
+	fmt.Fprintf(b.w, "\r\033[K%s %d/%d %s: %s · %s", bar, p.Done, p.Total, what, how, spent)
+	b.drawn = true
+}
+
+// end finishes the bar's line.
+func (b *evalBar) end() {
+	if b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}

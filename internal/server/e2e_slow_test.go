@@ -1,0 +1,146 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aitexteditor/aite/internal/llm/llmtest"
+)
+
+// bigAnswer makes the fake model stream n content deltas of size bytes,
+// more than a connection's buffers hold.
+func bigAnswer(h *harness, n, size int) {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strings.Repeat("x", size-1) + " "
+	}
+	h.llm.SetHandler(func(llmtest.Request) llmtest.Response { return text(parts...) })
+}
+
+// waitRunsEnded waits until the server has no running run.
+func waitRunsEnded(t *testing.T, h *harness) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(h.runs.List()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the run does not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Issue 14: a client with more than 256 unsent events was dropped and its
+// stream just ended (seen at 982 of 5,006 events, without run.complete). A
+// client that stops reading while a run streams 10 MB, and then reads on,
+// gets every event and the terminal one.
+func TestSlowClientIsNotDropped(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	bigAnswer(h, 1250, 8192)
+	resp := h.query(`{"message":"Write a lot","agentKey":"plain"}`)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	first := readFrames(t, br, func(frame) bool { return false }) // request.query
+	waitRunsEnded(t, h)                                           // the client read nothing meanwhile
+	rest := readFrames(t, br, nil)
+	all := append(first, rest...)
+	deltas := 0
+	for i, f := range all {
+		if frameSeq(f) != int64(i+1) {
+			t.Fatalf("frame %d has seq %d", i, frameSeq(f))
+		}
+		if f.typ() == "content.delta" {
+			deltas++
+		}
+	}
+	if last := all[len(all)-1].typ(); last != "run.complete" || deltas != 1250 {
+		t.Fatalf("the slow client got %d events, %d deltas, ending with %s", len(all), deltas, last)
+	}
+}
+
+// A client that takes nothing for longer than sse.stallTimeoutMs is given
+// up (the frame's write deadline): its connection closes without the
+// terminal event, and it reattaches with Last-Event-ID for the rest.
+func TestStalledClientIsCutAndReattaches(t *testing.T) {
+	// The stall timeout is long enough that a client that keeps reading
+	// (even under the race detector on a busy machine) is never cut.
+	h := newHarness(t, harnessOptions{stall: time.Second})
+	bigAnswer(h, 1250, 8192)
+	resp := h.query(`{"message":"Write a lot","agentKey":"plain"}`)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	got := readFrames(t, br, func(frame) bool { return false })
+	waitRunsEnded(t, h)
+	time.Sleep(3 * time.Second) // the client stalls well beyond the 1 s
+	got = append(got, readCut(br)...)
+	if len(got) == 0 || got[len(got)-1].typ() == "run.complete" {
+		t.Fatalf("the stalled client was not cut off (%d events)", len(got))
+	}
+	last := frameSeq(got[len(got)-1])
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/ap/run/stream?runId="+runOf(t, got), nil)
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(last, 10))
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Body.Close()
+	rest := readFrames(t, again.Body, nil)
+	all := append(got, rest...)
+	for i, f := range all {
+		if frameSeq(f) != int64(i+1) {
+			t.Fatalf("after the reattach frame %d has seq %d", i, frameSeq(f))
+		}
+	}
+	if all[len(all)-1].typ() != "run.complete" {
+		t.Fatalf("the reattach ends with %s", all[len(all)-1].typ())
+	}
+}
+
+// readCut reads whole frames until the connection breaks or the stream ends.
+func readCut(br *bufio.Reader) []frame {
+	var out []frame
+	var cur strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return out
+		}
+		cur.WriteString(line)
+		if line == "\n" {
+			f := parseFrameLenient(cur.String())
+			cur.Reset()
+			if f.data != nil {
+				out = append(out, f)
+			}
+		}
+	}
+}
+
+// runOf returns the runId of run.start among frames.
+func runOf(t *testing.T, frames []frame) string {
+	t.Helper()
+	for _, f := range frames {
+		if f.typ() == "run.start" {
+			id, _ := f.data["runId"].(string)
+			return id
+		}
+	}
+	t.Fatal("no run.start")
+	return ""
+}
+
+// parseFrameLenient is parseFrame for a stream that may break: a frame
+// whose data does not parse is left without data.
+func parseFrameLenient(raw string) frame {
+	f := frame{raw: raw}
+	for _, line := range strings.Split(strings.TrimSuffix(raw, "\n"), "\n") {
+		if d, ok := strings.CutPrefix(line, "data:"); ok && json.Unmarshal([]byte(d), &f.data) != nil {
+			f.data = nil
+		}
+	}
+	return f
+}
