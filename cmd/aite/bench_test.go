@@ -62,23 +62,6 @@ func aiteBinary(b *testing.B) string {
 	return benchBin
 }
 
-// benchSizes returns the book sizes to run, as multiples of NovelSize.
-func benchSizes(b *testing.B) []int {
-	spec := os.Getenv("AITE_BENCH_SIZES")
-	if spec == "" {
-		return []int{1}
-	}
-	var out []int
-	for _, f := range strings.Split(spec, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("AITE_BENCH_SIZES: %q is not a positive multiple", f)
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
 // benchBook writes a book of m times NovelSize into a temporary directory.
 func benchBook(b *testing.B, m int) (string, []byte) {
 	src := testbook.Sized(b, m*testbook.NovelSize)
@@ -199,7 +182,7 @@ func BenchmarkCLI(b *testing.B) {
 	if _, err := exec.LookPath("grep"); err != nil {
 		b.Skip("no grep on PATH")
 	}
-	for _, m := range benchSizes(b) {
+	for _, m := range testbook.Sizes(b) {
 		path, src := benchBook(b, m)
 		timeProcess(b, bin, "outline", path) // records the state (and the cache)
 		for _, c := range cliCommands {
@@ -229,7 +212,7 @@ var goldmarkParser = goldmark.New(goldmark.WithExtensions(extension.Table, exten
 // bytes in this process, interleaved.
 func BenchmarkCLIFirstRun(b *testing.B) {
 	bin := aiteBinary(b)
-	for _, m := range benchSizes(b) {
+	for _, m := range testbook.Sizes(b) {
 		path, src := benchBook(b, m)
 		state := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".aite")
 		for _, c := range cliCommands {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -90,4 +92,23 @@ func demote(src []byte) []byte {
 		out.Write(l)
 	}
 	return out.Bytes()
+}
+
+// Sizes returns the book sizes a growth benchmark runs, as multiples of
+// NovelSize: AITE_BENCH_SIZES ("1,2,4,8" is the growth curve), default 1.
+func Sizes(tb testing.TB) []int {
+	tb.Helper()
+	spec := os.Getenv("AITE_BENCH_SIZES")
+	if spec == "" {
+		return []int{1}
+	}
+	var out []int
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			tb.Fatalf("AITE_BENCH_SIZES: %q is not a positive multiple", f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
