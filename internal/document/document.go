@@ -52,6 +52,7 @@ type Document struct {
 	journal  []JournalEntry
 	labels   map[string]*Item
 	version  int
+	changes  []change // the last commits' changes (change.go)
 	clock    func() time.Time
 	preview  bool // apply validates only (Preview)
 	// lazy, when set, is the encoding a decoded document builds its items

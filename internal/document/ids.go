@@ -45,7 +45,8 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 		byID[it.ID] = it
 	}
 	d.byID, d.nextID = byID, next
-	d.labels = nil // the label index holds items, not IDs; rebuilt on use anyway
+	d.changes = nil // they name the IDs before
+	d.labels = nil  // the label index holds items, not IDs; rebuilt on use anyway
 	return nil
 }
 

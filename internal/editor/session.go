@@ -306,6 +306,25 @@ func (s *Session) Source(id string) ([]byte, error) {
 	return out, err
 }
 
+// Version returns the version of a book's text: it changes with every
+// edit (document.Document.Version). A book loaded again starts afresh.
+func (s *Session) Version(id string) (int, error) {
+	var v int
+	err := s.with(id, func(b *book) error { v = b.doc.Version(); return nil })
+	return v, err
+}
+
+// ChangeSince returns what the edits of a book since version since did to
+// its text and item IDs, at a cost in proportion to the change
+// (document.Document.ChangeSince); false when that is not known (the book
+// was loaded again, or too many edits were made since).
+func (s *Session) ChangeSince(id string, since int) (document.Change, bool, error) {
+	var c document.Change
+	var ok bool
+	err := s.with(id, func(b *book) error { c, ok = b.doc.ChangeSince(since); return nil })
+	return c, ok, err
+}
+
 // SaveOptions controls Save.
 type SaveOptions struct {
 	// Path to write; "" writes to the book's own path.
