@@ -273,9 +273,10 @@ func (d *Documents) load(doc store.Document) error {
 // BookTools returns the book tools (booktools.Tools) bound to document docID,
 // by lowercase name. Edit tools run under a per-document lock; each applied
 // edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
-// the new Markdown, item count and item ids, DocumentEdit row with RunID =
-// runID and ToolID = engine.CallID(ctx), op, pointer, newPointer, before,
-// after) and reported in Result.Edits with Book = docID and Revision set.
+// the change of the text and of the item ids, the new content when the
+// store asks for a snapshot, DocumentEdit row with RunID = runID and ToolID
+// = engine.CallID(ctx), op, pointer, newPointer, before, after) and
+// reported in Result.Edits with Book = docID and Revision set.
 // ag may be nil; otherwise a copy working on the documents' session runs
 // cursor-agent tasks.
 func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *cursoragent.Agent) (map[string]tool.Tool, error) {
