@@ -42,9 +42,13 @@ var architecture = map[string][]string{
 	"cursor":          {"document", "pointer", "textnorm", "search"},
 	"search":          {"document", "pointer", "textnorm"},
 	"codex":           {"document", "pointer", "textnorm"},
+	"bookcache":       {"document", "search", "pointer", "textnorm", "atomicfile"},
+	"bookview":        {"document", "pointer", "textnorm", "cursor", "search"},
 	"codex/assist":    {"codex", "cursoragent", "editor", "cursor", "search", "llm"},
 	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
-	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff"},
+	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff", "bookcache", "bookview"},
+	"reading":         {"bookview", "cursor", "document", "pointer", "search", "textnorm"},
+	"quick":           {"reading", "bookcache", "bookview", "cursor", "document", "pointer", "search", "textnorm", "atomicfile"},
 	"llm":             nil,
 	"llm/openai":      {"llm", "llm/wire"},
 	"llm/wire":        nil,
@@ -70,7 +74,7 @@ var architecture = map[string][]string{
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm",
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm", "reading",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
 
 	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
@@ -85,7 +89,7 @@ var architecture = map[string][]string{
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "editor"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "bookcache", "bookview", "editor", "reading"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{
@@ -101,6 +105,14 @@ var coreForbidden = []string{
 	"github.com/modelcontextprotocol/go-sdk",
 	"google.golang.org/genai",
 }
+
+// quickPackages answer the reading commands before the rest of aite initialises
+// (internal/quick): they must not depend on the Markdown parser or the command-line framework
+// either, whose initialisation is what that path avoids.
+var quickPackages = []string{"quick", "reading", "bookview", "bookcache"}
+
+// quickForbidden adds to coreForbidden what the quick path must not depend on.
+var quickForbidden = append(slices.Clone(coreForbidden), "github.com/yuin/goldmark", "github.com/spf13/cobra")
 
 // listedPackage is the part of `go list -json` output the check reads.
 type listedPackage struct {
@@ -169,7 +181,12 @@ func checkArchitecture(pkgs []listedPackage) []string {
 		}
 		problems = append(problems, checkImports(p, name, allowedFor(key))...)
 		if slices.Contains(corePackages, name) {
-			problems = append(problems, checkCore(p)...)
+			problems = append(problems, checkForbidden(p, coreForbidden,
+				"the core never imports anything about LLMs, HTTP or storage")...)
+		}
+		if slices.Contains(quickPackages, name) {
+			problems = append(problems, checkForbidden(p, quickForbidden,
+				"the quick path never loads the parser, cobra, LLMs, HTTP or storage")...)
 		}
 	}
 	return problems
@@ -192,11 +209,11 @@ func checkImports(p listedPackage, name string, allowed map[string]bool) []strin
 	return problems
 }
 
-// checkCore reports each forbidden dependency of a core package once: the direct import if there
+// checkForbidden reports each forbidden dependency of a package once: the direct import if there
 // is one, else the first (go list sorts Deps, so the shortest) transitive dependency.
-func checkCore(p listedPackage) []string {
+func checkForbidden(p listedPackage, forbidden []string, why string) []string {
 	var problems []string
-	for _, bad := range coreForbidden {
+	for _, bad := range forbidden {
 		isBad := func(path string) bool { return under(path, bad) }
 		how, dep := "imports", ""
 		if i := slices.IndexFunc(p.Imports, isBad); i >= 0 {
@@ -206,8 +223,7 @@ func checkCore(p listedPackage) []string {
 		} else {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("core package %s %s %s: the core never imports anything about LLMs, HTTP or storage",
-			p.ImportPath, how, dep))
+		problems = append(problems, fmt.Sprintf("package %s %s %s: %s", p.ImportPath, how, dep, why))
 	}
 	return problems
 }
@@ -389,9 +405,11 @@ func TestArchitectureChecker(t *testing.T) {
 		{"internal imports cmd", []listedPackage{pkg("cli", modulePath+"/cmd/aite")},
 			[]string{"internal/cli imports " + modulePath + "/cmd/aite: internal packages must never import cmd/"}},
 		{"core imports HTTP", []listedPackage{pkg("editor", "net/http")},
-			[]string{"core package " + in("editor") + " imports net/http"}},
+			[]string{"package " + in("editor") + " imports net/http: the core never"}},
 		{"core depends on storage transitively", []listedPackage{{ImportPath: in("markdown"), Deps: []string{"modernc.org/sqlite/lib"}}},
-			[]string{"core package " + in("markdown") + " depends (transitively) on modernc.org/sqlite/lib"}},
+			[]string{"package " + in("markdown") + " depends (transitively) on modernc.org/sqlite/lib"}},
+		{"the quick path depends on the parser", []listedPackage{{ImportPath: in("reading"), Deps: []string{"github.com/yuin/goldmark/parser"}}},
+			[]string{"package " + in("reading") + " depends (transitively) on github.com/yuin/goldmark/parser: the quick path never"}},
 		{"core imports an LLM client", []listedPackage{pkg("search", "github.com/openai/openai-go/v3")},
 			[]string{"imports github.com/openai/openai-go/v3"}},
 		{"load error", []listedPackage{{ImportPath: in("document"), Error: &struct{ Err string }{"syntax error"}}},

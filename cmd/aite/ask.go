@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
@@ -211,7 +212,7 @@ JSON: [{"name", "count", "saved", "note"}] or {"name", "items":
 [{"pointer", "kind", "excerpt"}], "gone"}.`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return cli.Usagef("targets takes BOOK.md and an optional NAME")
+				return reading.Usagef("targets takes BOOK.md and an optional NAME")
 			}
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/codex/assist"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // codexSubcommands are the subcommands of `aite codex`; `aite codex BOOK
@@ -108,7 +109,7 @@ where it stopped the next time (--restart starts over).`),
 			req.In, req.Out, req.Log = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			req.Interactive, req.Progress = interactive(cmd.InOrStdin()), interactive(os.Stderr) && cmd.ErrOrStderr() == os.Stderr
 			if req.Entries < 0 {
-				return cli.Usagef("--entries must be at least 1 (got %d)", req.Entries)
+				return reading.Usagef("--entries must be at least 1 (got %d)", req.Entries)
 			}
 			if !req.NoModel {
 				m, err := cli.LoadModel(f.model, f.config)
@@ -245,7 +246,7 @@ confirm it. An edited entry is yours: a build never replaces it.`),
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.ch.Confirm && f.ch.Unconfirm {
-				return cli.Usagef("give either --confirm or --unconfirm")
+				return reading.Usagef("give either --confirm or --unconfirm")
 			}
 			return withBook(cmd, args[0], func(b *cli.Book) error {
 				return cli.CodexEdit(cmd.OutOrStdout(), cmd.ErrOrStderr(), b, args[1], f.change(cmd), o.json)
@@ -300,7 +301,7 @@ own appendix. An entry whose name is already an entry's is skipped (listed on
 standard error). --replace starts from an empty codex.`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 || len(args) == 2 == appendix {
-				return cli.Usagef("import takes BOOK.md and either FILE or --appendix")
+				return reading.Usagef("import takes BOOK.md and either FILE or --appendix")
 			}
 			return nil
 		},

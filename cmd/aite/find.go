@@ -7,21 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/search"
 )
 
-type findFlags struct {
-	exact, ranked, headings bool
-	semantic, hybrid        bool
-	kinds                   []string
-	within, entry           string
-	embedModel, config      string
-	limit                   int
-}
-
 func newFindCmd(o *options) *cobra.Command {
-	f := &findFlags{}
-	cmd := &cobra.Command{
+	return readingCmd(o, "find", &cobra.Command{
 		Use:   "find BOOK.md WORD... | --entry NAME",
 		Short: "Find the items that mention words, with pointers",
 		Long: helpText(fmt.Sprintf(`Find the items of the book that mention WORD... and print one line per
@@ -71,103 +62,49 @@ item's plain text) by the default mode.`, search.MaxLimit, search.DefaultLimit))
   aite find --json book.md Варя
   aite find book.md --entry "Аркадий Львович"
   aite find book.md --hybrid "the letter the old master left at the post office"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("entry") {
-				if len(args) != 1 {
-					return cli.Usagef("find --entry takes only BOOK.md (the entry names what to find)")
-				}
-				return nil
-			}
-			return minArgs(2)(cmd, args)
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFind(cmd, o, f, args[0], args[1:])
-		},
-	}
-	fl := cmd.Flags()
-	fl.BoolVar(&f.exact, "exact", false, "find the words as an exact phrase (document order)")
-	fl.BoolVar(&f.ranked, "ranked", false, "rank the items by BM25 relevance (best first, with scores)")
-	fl.BoolVar(&f.headings, "headings", false, "include headings")
-	fl.StringSliceVar(&f.kinds, "kind", nil, "find only items of these kinds (repeatable or comma-separated)")
-	fl.StringVar(&f.within, "within", "", "search only the section of the heading this pointer names")
-	fl.StringVar(&f.entry, "entry", "", "list the items naming this codex entry (its ID, name or an alias)")
-	fl.BoolVar(&f.semantic, "semantic", false, "rank the items by meaning (an embedding model)")
-	fl.BoolVar(&f.hybrid, "hybrid", false, "rank by words and meaning fused")
-	fl.StringVar(&f.embedModel, "embed-model", "", "the embedding model (default: AITE_EMBED_MODEL or embedModel)")
-	fl.StringVar(&f.config, "config", "", "read this config file instead of the usual ones")
-	fl.IntVar(&f.limit, "limit", search.DefaultLimit, fmt.Sprintf("list at most this many items (1..%d)", search.MaxLimit))
-	return cmd
+	})
 }
 
-func runFind(cmd *cobra.Command, o *options, f *findFlags, book string, words []string) error {
-	req, err := findRequest(cmd, f, words)
+// findArgs is the argument check of find: BOOK.md alone with --entry, else
+// check's.
+func findArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("entry") {
+			if len(args) != 1 {
+				return reading.Usagef("find --entry takes only BOOK.md (the entry names what to find)")
+			}
+			return nil
+		}
+		return check(cmd, args)
+	}
+}
+
+// meaning reports whether a find searches by meaning.
+func meaning(req reading.FindRequest) bool {
+	return req.Mode == reading.FindSemantic || req.Mode == reading.FindHybrid
+}
+
+// runMeaning runs a find by meaning (--semantic, --hybrid): the embedding
+// model is loaded before the book is read.
+func runMeaning(cmd *cobra.Command, o *options, f *reading.FindCommand, book string) error {
+	emb, err := cli.LoadEmbeddings(f.EmbedModel())
 	if err != nil {
 		return err
-	}
-	var emb *cli.Embeddings
-	if req.Mode == cli.FindSemantic || req.Mode == cli.FindHybrid {
-		if emb, err = cli.LoadEmbeddings(f.embedModel, f.config); err != nil {
-			return err // before the book is read
-		}
 	}
 	b, err := cli.Open(book, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	var found cli.Found
-	if emb != nil {
-		found, err = b.FindMeaning(cmd.Context(), req, emb, cmd.ErrOrStderr(), stderrTerminal(cmd) && !o.json)
-	} else {
-		found, err = b.Find(req)
-	}
+	found, err := b.FindMeaning(cmd.Context(), f.Request(), emb, cmd.ErrOrStderr(), stderrTerminal(cmd) && !o.json)
 	if err != nil {
 		return err
 	}
 	if o.json {
-		return cli.WriteJSON(cmd.OutOrStdout(), found)
+		return reading.WriteJSON(cmd.OutOrStdout(), found)
 	}
-	cli.WriteFound(cmd.OutOrStdout(), cmd.ErrOrStderr(), found)
+	reading.WriteFound(cmd.OutOrStdout(), cmd.ErrOrStderr(), found)
 	return nil
-}
-
-// findRequest checks the flags of find.
-func findRequest(cmd *cobra.Command, f *findFlags, words []string) (cli.FindRequest, error) {
-	req := cli.FindRequest{Words: words, Mode: cli.FindKeyword, Headings: f.headings, Within: f.within, Limit: f.limit}
-	switch {
-	case f.exact && f.ranked:
-		return req, cli.Usagef("give either --exact or --ranked, not both")
-	case btoi(f.exact)+btoi(f.ranked)+btoi(f.entry != "")+btoi(f.semantic)+btoi(f.hybrid) > 1:
-		return req, cli.Usagef("give one of --exact, --ranked, --semantic, --hybrid and --entry")
-	case f.semantic:
-		req.Mode = cli.FindSemantic
-	case f.hybrid:
-		req.Mode = cli.FindHybrid
-	case f.entry != "":
-		req.Mode, req.Entry = cli.FindEntry, f.entry
-		if !cmd.Flags().Changed("limit") {
-			req.Limit = 0 // every item naming it unless told
-		}
-	case f.exact:
-		req.Mode = cli.FindExact
-	case f.ranked:
-		req.Mode = cli.FindRanked
-	case !cmd.Flags().Changed("limit"):
-		req.Limit = 0 // the keyword mode lists every match unless told
-	}
-	if err := cli.CheckSearchLimit(f.limit); err != nil {
-		return req, err
-	}
-	var err error
-	req.Kinds, err = cli.ParseKinds(f.kinds)
-	return req, err
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // stderrTerminal reports whether the command writes its progress to a

@@ -15,12 +15,13 @@ import (
 	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // codexError turns the codex's errors into usage errors (exit code 1).
 func codexError(err error) error {
 	if errors.Is(err, codex.ErrNotFound) || errors.Is(err, codex.ErrAmbiguous) || errors.Is(err, codex.ErrInvalid) {
-		return &UsageError{Err: err}
+		return &reading.UsageError{Err: err}
 	}
 	return err
 }
@@ -39,7 +40,7 @@ func (b *Book) Codex(log io.Writer) (*codex.Codex, editor.CodexInfo, error) {
 func (b *Book) storeCodex(c *codex.Codex) error {
 	if _, err := b.s.SetCodex(b.id, c); err != nil {
 		if errors.Is(err, editor.ErrIO) {
-			return &IOError{Err: err}
+			return &reading.IOError{Err: err}
 		}
 		return codexError(err)
 	}
@@ -85,7 +86,7 @@ func CodexList(w, log io.Writer, b *Book, kind string, asJSON bool) error {
 		}
 	}
 	if asJSON {
-		return WriteJSON(w, out)
+		return reading.WriteJSON(w, out)
 	}
 	rows := make([][]string, len(out.Entries))
 	for i, e := range out.Entries {
@@ -95,7 +96,7 @@ func CodexList(w, log io.Writer, b *Book, kind string, asJSON bool) error {
 		}
 		rows[i] = []string{e.ID, string(e.Kind), e.Name, strconv.Itoa(e.Items), string(e.Origin) + mark, strings.Join(e.Aliases, "; ")}
 	}
-	writeColumns(w, rows, "")
+	reading.WriteColumns(w, rows, "")
 	fmt.Fprintf(log, "%s (%s)\n", entriesText(len(out.Entries)), describeSource(info))
 	if info.Source == editor.CodexNone {
 		fmt.Fprintf(log, "the codex is empty: `aite codex build %s` finds the characters and places the text names\n", b.id)
@@ -151,7 +152,7 @@ func CodexShow(w, log io.Writer, b *Book, ref, at string, asJSON bool) error {
 		out.FactsAsOf = append([]codex.Fact{}, known...)
 	}
 	if asJSON {
-		return WriteJSON(w, out)
+		return reading.WriteJSON(w, out)
 	}
 	writeEntry(w, b, out, facts, c)
 	return nil
@@ -182,7 +183,7 @@ func writeEntry(w io.Writer, b *Book, v CodexShowJSON, facts []codex.Fact, c *co
 		for i, f := range forms {
 			forms[i] = fmt.Sprintf("%s ×%d", f, v.Uses.Forms[f])
 		}
-		fmt.Fprintf(w, "named in %s, first at %s: %s\n", plural(v.Uses.Items, "item"), v.Uses.First, strings.Join(forms, ", "))
+		fmt.Fprintf(w, "named in %s, first at %s: %s\n", reading.Plural(v.Uses.Items, "item"), v.Uses.First, strings.Join(forms, ", "))
 	} else {
 		fmt.Fprintln(w, "named in no item")
 	}
@@ -394,7 +395,7 @@ func CodexRemove(w, log io.Writer, b *Book, refs []string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		return WriteJSON(w, map[string]any{"removed": gone})
+		return reading.WriteJSON(w, map[string]any{"removed": gone})
 	}
 	for _, e := range gone {
 		fmt.Fprintf(w, "removed %s (%s)\n", e.Name, e.ID)
@@ -422,7 +423,7 @@ func CodexMerge(w, log io.Writer, b *Book, into string, froms []string, asJSON b
 
 func (b *Book) writeChanged(w, log io.Writer, verb string, e codex.Entry, asJSON bool) error {
 	if asJSON {
-		return WriteJSON(w, e)
+		return reading.WriteJSON(w, e)
 	}
 	fmt.Fprintf(w, "%s %s (%s, id %s)", verb, e.Name, e.Kind, e.ID)
 	if len(e.Aliases) > 0 {
@@ -431,7 +432,7 @@ func (b *Book) writeChanged(w, log io.Writer, verb string, e codex.Entry, asJSON
 	fmt.Fprintln(w)
 	uses, err := b.s.CodexUses(b.id)
 	if err == nil {
-		fmt.Fprintf(log, "named in %s\n", plural(uses[e.ID].Items, "item"))
+		fmt.Fprintf(log, "named in %s\n", reading.Plural(uses[e.ID].Items, "item"))
 	}
 	return nil
 }
@@ -463,7 +464,7 @@ func CodexImport(w, log io.Writer, b *Book, file string, replace, asJSON bool) e
 		return err
 	}
 	if asJSON {
-		return WriteJSON(w, map[string]any{"added": added, "skipped": skipped, "entries": c.Len()})
+		return reading.WriteJSON(w, map[string]any{"added": added, "skipped": skipped, "entries": c.Len()})
 	}
 	fmt.Fprintf(w, "imported %s; the codex has %s\n", entriesText(added), entriesText(c.Len()))
 	for _, s := range skipped {
@@ -481,7 +482,7 @@ func (b *Book) importSource(file string) (*codex.Codex, error) {
 		}
 		c := codex.FromAppendix(markdown.Parse(src).Items())
 		if c == nil {
-			return nil, Usagef("%s has no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide)", b.id)
+			return nil, reading.Usagef("%s has no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide)", b.id)
 		}
 		return c, nil
 	}
@@ -492,13 +493,13 @@ func (b *Book) importSource(file string) (*codex.Codex, error) {
 	if strings.EqualFold(filepath.Ext(file), ".json") {
 		c, err := codex.Unmarshal(data)
 		if err != nil {
-			return nil, Usagef("%s: %v", file, err)
+			return nil, reading.Usagef("%s: %v", file, err)
 		}
 		return c, nil
 	}
 	c := codex.FromAppendix(markdown.Parse(data).Items())
 	if c == nil {
-		return nil, Usagef("%s has no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) and is not a .json file", file)
+		return nil, reading.Usagef("%s has no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) and is not a .json file", file)
 	}
 	return c, nil
 }
@@ -521,12 +522,12 @@ func CodexExport(w, log io.Writer, b *Book, format string, opt codex.MarkdownOpt
 		_, err := io.WriteString(w, codex.Markdown(c, opt))
 		return writeErr(err)
 	}
-	return Usagef("unknown --format %q (md, json)", format)
+	return reading.Usagef("unknown --format %q (md, json)", format)
 }
 
 func writeErr(err error) error {
 	if err != nil {
-		return &IOError{Err: fmt.Errorf("write output: %w", err)}
+		return &reading.IOError{Err: fmt.Errorf("write output: %w", err)}
 	}
 	return nil
 }
@@ -538,7 +539,7 @@ func CodexExportFile(path string, log io.Writer, b *Book, format string, opt cod
 		return err
 	}
 	if err := atomicfile.Write(path, []byte(buf.String()), atomicfile.Options{}); err != nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	fmt.Fprintf(log, "wrote %s\n", path)
 	return nil

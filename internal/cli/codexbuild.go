@@ -11,6 +11,7 @@ import (
 	"github.com/aitexteditor/aite/internal/codex/assist"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // CodexBuildRequest is one `aite codex build`.
@@ -136,7 +137,7 @@ func (b *Book) plan(builder *assist.Builder, restart bool) (*assist.Plan, bool, 
 	if !restart {
 		p, err := builder.Resume()
 		if err != nil {
-			return nil, false, &IOError{Err: fmt.Errorf("%w (aite codex build --restart starts over)", err)}
+			return nil, false, &reading.IOError{Err: fmt.Errorf("%w (aite codex build --restart starts over)", err)}
 		}
 		if p != nil {
 			return p, true, nil
@@ -144,7 +145,7 @@ func (b *Book) plan(builder *assist.Builder, restart bool) (*assist.Plan, bool, 
 	}
 	p, err := builder.NewPlan()
 	if err != nil {
-		return nil, false, &IOError{Err: err}
+		return nil, false, &reading.IOError{Err: err}
 	}
 	return p, false, nil
 }
@@ -172,7 +173,7 @@ func withoutModel(req CodexBuildRequest, est assist.Estimate) string {
 
 func finishBuild(req CodexBuildRequest, out CodexBuildJSON) error {
 	if req.JSON {
-		return WriteJSON(req.Out, out)
+		return reading.WriteJSON(req.Out, out)
 	}
 	if out.Report != nil {
 		r := out.Report
@@ -238,7 +239,7 @@ func writeEstimate(w io.Writer, est assist.Estimate, resumed bool, p *assist.Pla
 // go on.
 func confirmModel(req CodexBuildRequest) (bool, error) {
 	if !req.Interactive {
-		return false, &UsageError{Err: errors.New("standard input is not a terminal, so nobody could confirm the model's part; run again with --yes (or --estimate to only see the estimate)")}
+		return false, &reading.UsageError{Err: errors.New("standard input is not a terminal, so nobody could confirm the model's part; run again with --yes (or --estimate to only see the estimate)")}
 	}
 	return confirm(req.In, req.Log, "Go on? [y/N] "), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/mcpserver"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // MCPRequest is one `aite mcp BOOK.md`.
@@ -38,7 +39,7 @@ func ServeMCP(ctx context.Context, req MCPRequest) error {
 	fmt.Fprintf(req.Log, "aite mcp: serving %s over standard input and output; approved edits are written at once (with %s.bak; `aite undo %s` takes the last one back)\n",
 		req.Book, req.Book, req.Book)
 	if err := mcpserver.ServeStdio(ctx, lib, mcpserver.Options{CursorAgent: agent != nil}, req.In, req.Out); err != nil && ctx.Err() == nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // Embeddings is the configured embedding model, ready for a session.
@@ -24,11 +25,11 @@ type Embeddings struct {
 func LoadEmbeddings(spec, configPath string) (*Embeddings, error) {
 	reg, _, err := models.Load(models.LoadOptions{ConfigPath: configPath})
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, reading.Usagef("%v", err)
 	}
 	e, m, err := reg.Embedder(spec)
 	if err != nil {
-		return nil, &UsageError{Err: err}
+		return nil, &reading.UsageError{Err: err}
 	}
 	return &Embeddings{Embeddings: editor.Embeddings{Embedder: e, Model: m.Key}, Info: m}, nil
 }
@@ -102,7 +103,7 @@ func Index(ctx context.Context, req IndexRequest) error {
 		return err
 	}
 	if req.JSON {
-		return WriteJSON(req.Out, out)
+		return reading.WriteJSON(req.Out, out)
 	}
 	if req.Estimate {
 		return nil
@@ -143,7 +144,7 @@ func (b *Book) updateVectors(ctx context.Context, m models.Model, log io.Writer,
 	out.EmbeddedNow = n
 	if err != nil {
 		if errors.Is(err, editor.ErrIO) {
-			return out, &IOError{Err: err}
+			return out, &reading.IOError{Err: err}
 		}
 		return out, fmt.Errorf("embedding stopped after %d items (they are kept; run again to go on): %w", n, err)
 	}

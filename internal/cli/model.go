@@ -7,6 +7,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // Model is a configured model ready to call.
@@ -24,21 +25,21 @@ type Model struct {
 func LoadModel(spec, configPath string) (Model, error) {
 	reg, _, err := models.Load(models.LoadOptions{ConfigPath: configPath})
 	if err != nil {
-		return Model{}, Usagef("%v", err)
+		return Model{}, reading.Usagef("%v", err)
 	}
 	if spec == "" {
 		m, err := reg.Default()
 		if err != nil {
 			if errors.Is(err, models.ErrNoModel) {
-				return Model{}, &UsageError{Err: err}
+				return Model{}, &reading.UsageError{Err: err}
 			}
-			return Model{}, Usagef("%v", err)
+			return Model{}, reading.Usagef("%v", err)
 		}
 		spec = m.Key
 	}
 	p, info, err := reg.Provider(spec)
 	if err != nil {
-		return Model{}, Usagef("%v", err)
+		return Model{}, reading.Usagef("%v", err)
 	}
 	m := Model{Provider: p, Info: info}
 	if e, _, err := reg.Embedder(""); err == nil {

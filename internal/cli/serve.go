@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/server"
 	"github.com/aitexteditor/aite/internal/server/config"
 )
@@ -76,7 +77,7 @@ func newServeCmd(deps serveDeps) *cobra.Command {
   aite serve --config ./aite.json --agents-dir ./my-agents`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return Usagef("serve takes no arguments")
+				return reading.Usagef("serve takes no arguments")
 			}
 			return nil
 		},
@@ -124,25 +125,25 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(r.logLevel)); err != nil {
-		return Usagef("--log-level: %q is not debug, info, warn or error", r.logLevel)
+		return reading.Usagef("--log-level: %q is not debug, info, warn or error", r.logLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: models.ReplaceAttr}))
 	cfg, err := config.Load(config.Options{ConfigPath: r.configPath, Env: deps.env, WorkDir: deps.workDir, Flags: r.flags})
 	if err != nil {
-		return &UsageError{Err: err}
+		return &reading.UsageError{Err: err}
 	}
 	app, err := server.NewApp(ctx, cfg, server.AppOptions{Logger: logger, Env: deps.env, WorkDir: deps.workDir,
 		SampleName: deps.sampleName, Sample: deps.sample, Web: deps.web})
 	if err != nil {
 		if errors.Is(err, models.ErrConfig) {
-			return &UsageError{Err: err}
+			return &reading.UsageError{Err: err}
 		}
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	ln, err := app.Listen()
 	if err != nil {
 		_ = app.Close(context.Background())
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "aite server: %s/api/ap (data in %s; Ctrl-C stops)\n", url, cfg.Data)
@@ -151,7 +152,7 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 		fmt.Fprintf(stdout, "open %s/\n", url)
 	}
 	if err := app.Serve(ctx, ln); err != nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	return nil
 }

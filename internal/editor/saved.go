@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 )
 
@@ -99,7 +100,7 @@ func (s *Session) SaveTargetSet(id, set, name, note string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := writeStateFile(TargetSetsPath(path), append(b, '\n')); err != nil {
+	if err := bookcache.WriteFile(TargetSetsPath(path), append(b, '\n')); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	return len(ids), nil

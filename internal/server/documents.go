@@ -83,7 +83,6 @@ type docState struct {
 	mu       sync.Mutex
 	loaded   bool   // the session holds the document
 	revision int    // the revision of the session's text
-	src      string // the stored text at revision (the base of the next edit's splice)
 	owner    string // store.Document.Owner
 }
 
@@ -135,7 +134,7 @@ func (d *Documents) createAs(ctx context.Context, id, name string, markdown []by
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true, src: doc.Markdown, owner: doc.Owner}
+	d.docs[id] = &docState{loaded: true, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -201,7 +200,7 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
+		ds.loaded, ds.revision, ds.owner = true, doc.Revision, doc.Owner
 	}
 	return f(ds)
 }
@@ -274,9 +273,10 @@ func (d *Documents) load(doc store.Document) error {
 // BookTools returns the book tools (booktools.Tools) bound to document docID,
 // by lowercase name. Edit tools run under a per-document lock; each applied
 // edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
-// the new Markdown, item count and item ids, DocumentEdit row with RunID =
-// runID and ToolID = engine.CallID(ctx), op, pointer, newPointer, before,
-// after) and reported in Result.Edits with Book = docID and Revision set.
+// the change of the text and of the item ids, the new content when the
+// store asks for a snapshot, DocumentEdit row with RunID = runID and ToolID
+// = engine.CallID(ctx), op, pointer, newPointer, before, after) and
+// reported in Result.Edits with Book = docID and Revision set.
 // ag may be nil; otherwise a copy working on the documents' session runs
 // cursor-agent tasks.
 func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *cursoragent.Agent) (map[string]tool.Tool, error) {
@@ -348,44 +348,42 @@ func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, 
 				return nil
 			}
 		}
-		var err error
+		since, err := t.docs.session.Version(t.docID)
+		if err != nil {
+			return err
+		}
 		res, err = t.Tool.Call(ctx, args)
 		if err != nil || len(res.Edits) == 0 {
 			return err
 		}
-		res = t.docs.persist(ctx, ds, t.docID, t.runID, engine.CallID(ctx), res)
+		res = t.docs.persist(ctx, ds, t.docID, t.runID, engine.CallID(ctx), res, since)
 		return ctx.Err()
 	})
 	return res, err
 }
 
-// persist stores the edits of one call, each as the next revision with the
-// document's text and item ids after the call (the store keeps only the
-// current text, and the book tools apply one operation per call anyway).
-// If nothing could be stored, the call's edits are undone in the session
-// and an error result is returned. If a later edit of several fails, the stored text already
+// persist stores the edits of one call, each as the next revision. The
+// first records what the call changed (the text and the item IDs, from the
+// session's version since before the call), the others an empty change, so
+// the store journals the call's change instead of copying the document
+// (store/journal.go); the document's content is handed over only for the
+// snapshots the store writes now and then. If nothing could be stored, the
+// call's edits are undone in the session and an error result is
+// returned. If a later edit of several fails, the stored document already
 // holds them all: they stay applied and only the journaled ones are
 // reported.
-func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result) tool.Result {
-	src, err := d.session.Source(docID)
-	var c store.DocumentContent
-	if err == nil {
-		c.Markdown = string(src)
-		c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(docID)
-		c.ItemCount = len(c.ItemIDs)
-	}
+func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result, since int) tool.Result {
+	c := store.DocumentContent{Later: func() store.DocumentContent { return d.content(docID) }}
+	first, err := d.change(ctx, ds, docID, since)
 	n := 0
 	for err == nil && n < len(res.Edits) {
-		sp := &store.Splice{} // the text changed with the call's first edit
-		if n == 0 {
-			sp = spliceOf(ds.src, c.Markdown)
+		sp, ids := first.Splice, first.IDs // the text and IDs changed with the call's first edit
+		if n > 0 {
+			sp, ids = &store.Splice{}, &store.IDSplice{Next: first.IDs.Next}
 		}
-		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, &res.Edits[n]); err == nil {
+		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, ids, &res.Edits[n]); err == nil {
 			n++
 		}
-	}
-	if n > 0 {
-		ds.src = c.Markdown
 	}
 	switch {
 	case err == nil:
@@ -403,12 +401,50 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	return tool.Errorf("tool_failed", "The edit could not be saved, so it was not applied; the document is unchanged. Try again.")
 }
 
-// record stores one edit, which changed the text by sp, as the next
-// revision and stamps it.
-func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, sp *store.Splice, e *tool.Edit) error {
+// content returns the content of a loaded document, as the store keeps it.
+func (d *Documents) content(docID string) store.DocumentContent {
+	var c store.DocumentContent
+	src, err := d.session.Source(docID)
+	if err == nil {
+		c.Markdown = string(src)
+		c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(docID)
+		c.ItemCount = len(c.ItemIDs)
+	}
+	if err != nil {
+		c.ItemCount = -1 // refused by the store: cannot happen under the document's lock
+	}
+	return c
+}
+
+// change returns what the edits since version since did to a locked
+// document, as the store journals it: from the session, at a cost in
+// proportion to the change; or, should the session not know it, by
+// comparing the stored revision with the session's content.
+func (d *Documents) change(ctx context.Context, ds *docState, docID string, since int) (store.DocumentEdit, error) {
+	ch, ok, err := d.session.ChangeSince(docID, since)
+	if err != nil {
+		return store.DocumentEdit{}, err
+	}
+	if ok {
+		return store.DocumentEdit{Splice: &store.Splice{At: ch.Text.Start, Old: ch.Text.Old, New: ch.Text.New},
+			IDs: &store.IDSplice{At: ch.At, Old: ch.Old, New: ch.IDs, Next: ch.Next}}, nil
+	}
+	d.logger().Warn("edit compared with the stored document", "documentId", docID, "revision", ds.revision)
+	old, err := d.st.GetDocument(ctx, docID)
+	if err != nil {
+		return store.DocumentEdit{}, err
+	}
+	now := d.content(docID)
+	return store.DocumentEdit{Splice: spliceOf(old.Markdown, now.Markdown), IDs: idSpliceOf(old.ItemIDs, now.ItemIDs, now.NextItemID)}, nil
+}
+
+// record stores one edit, which changed the text by sp and the item IDs by
+// ids, as the next revision and stamps it.
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent,
+	sp *store.Splice, ids *store.IDSplice, e *tool.Edit) error {
 	doc, err := d.st.ApplyDocumentEdit(ctx, docID, c, store.DocumentEdit{
 		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
-		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp})
+		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp, IDs: ids})
 	if err != nil {
 		return err
 	}

@@ -31,23 +31,30 @@ import (
 // The same fake model is also read straight by 200 concurrent clients in the
 // same run: the baseline. Reported: events/s through the server, p50/p99
 // delay through the server and straight, their ratios, errors and the peak
-// heap in use.
+// heap in use; and, beside the ratios, the concurrency each phase achieved
+// at the fake model (its streams in flight, the mean over the phase and the
+// peak), so the ratios compare the server and the baseline at the same
+// concurrency (issue 21).
 //
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
-	fakeURL := loadModel(b)
+	fakeURL, gauge := loadModelGauged(b)
 	h := newHarness(b, harnessOptions{modelURL: fakeURL})
 	client := loadClient()
 	peak := watchHeap()
 	var serverDelays, directDelays []time.Duration
 	var events, errs atomic.Int64
 	var elapsed time.Duration
+	var direct, through concurrency
 	b.ResetTimer()
 	for range b.N {
+		gauge.reset()
 		directDelays = append(directDelays, loadDirect(client, fakeURL, &errs)...)
+		direct.add(gauge.read())
 		start := time.Now()
 		serverDelays = append(serverDelays, loadThrough(client, queryOn(client, h.srv.URL), &errs, &events)...)
 		elapsed += time.Since(start)
+		through.add(gauge.read())
 	}
 	b.StopTimer()
 	heap := peak()
@@ -63,8 +70,60 @@ func BenchmarkLoad200(b *testing.B) {
 	b.ReportMetric(float64(dp99.Microseconds()), "direct-p99-µs")
 	b.ReportMetric(ratio(sp50, dp50), "p50-ratio")
 	b.ReportMetric(ratio(sp99, dp99), "p99-ratio")
+	b.ReportMetric(direct.mean/float64(b.N), "direct-concurrency")
+	b.ReportMetric(through.mean/float64(b.N), "server-concurrency")
+	b.ReportMetric(direct.peak, "direct-peak-concurrency")
+	b.ReportMetric(through.peak, "server-peak-concurrency")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	b.ReportMetric(heap, "peak-heap-MB")
+}
+
+// concurrency sums the mean and keeps the peak of the streams in flight
+// over the phases of a benchmark.
+type concurrency struct{ mean, peak float64 }
+
+func (c *concurrency) add(mean, peak float64) { c.mean, c.peak = c.mean+mean, max(c.peak, peak) }
+
+// streamGauge counts the fake model's streams in flight over a phase: the
+// time-weighted mean from the first stream's start to the last one's end,
+// and the peak.
+type streamGauge struct {
+	mu                sync.Mutex
+	active, peak      int
+	first, last, prev time.Time
+	area              float64 // stream-seconds
+}
+
+func (g *streamGauge) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.active, g.peak, g.area = 0, 0, 0
+	g.first, g.last, g.prev = time.Time{}, time.Time{}, time.Time{}
+}
+
+// change adds d (+1 or -1) streams in flight now.
+func (g *streamGauge) change(d int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	if g.first.IsZero() {
+		g.first = now
+	} else {
+		g.area += float64(g.active) * now.Sub(g.prev).Seconds()
+	}
+	g.active += d
+	g.peak = max(g.peak, g.active)
+	g.prev, g.last = now, now
+}
+
+// read returns the phase's mean and peak streams in flight.
+func (g *streamGauge) read() (mean, peak float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if span := g.last.Sub(g.first).Seconds(); span > 0 {
+		mean = g.area / span
+	}
+	return mean, float64(g.peak)
 }
 
 // BenchmarkLoad200Stores is BenchmarkLoad200 on three setups in one run
@@ -142,7 +201,16 @@ const (
 // streams loadDeltas content deltas, loadGap apart, each carrying the time
 // it was written ("<i:unixnano>").
 func loadModel(b *testing.B) string {
+	url, _ := loadModelGauged(b)
+	return url
+}
+
+// loadModelGauged is loadModel with a gauge of its streams in flight.
+func loadModelGauged(b *testing.B) (string, *streamGauge) {
+	g := &streamGauge{}
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.change(+1)
+		defer g.change(-1)
 		_, _ = io.Copy(io.Discard, r.Body)
 		rc := http.NewResponseController(w)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -163,7 +231,7 @@ func loadModel(b *testing.B) string {
 		_ = rc.Flush()
 	}))
 	b.Cleanup(fake.Close)
-	return fake.URL
+	return fake.URL, g
 }
 
 func loadClient() *http.Client {

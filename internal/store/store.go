@@ -102,10 +102,13 @@ type Documents interface {
 	// ListDocuments returns every document without its Markdown and item IDs, most
 	// recently updated first, ties by id ascending.
 	ListDocuments(ctx context.Context) ([]Document, error)
-	// ApplyDocumentEdit atomically replaces the document's Markdown, item count and item
-	// IDs with c (item IDs not recorded in c are cleared), sets UpdatedAt to e.At and
-	// appends e to the journal. e.Revision must be the current revision + 1 (else
-	// ErrConflict); it becomes the document's revision.
+	// ApplyDocumentEdit atomically makes c the document's Markdown, item count and item
+	// IDs (item IDs not recorded in c are cleared), sets UpdatedAt to e.At and appends e
+	// to the journal. e.Revision must be the current revision + 1 (else ErrConflict); it
+	// becomes the document's revision. An edit that records its change (Replayable) is
+	// kept as that change, and c is written (c.Later called) only when a snapshot is due
+	// (SnapshotDue; see journal.go). It returns the document without its Markdown and
+	// item IDs, as ListDocuments does.
 	ApplyDocumentEdit(ctx context.Context, docID string, c DocumentContent, e DocumentEdit) (Document, error)
 	// ListDocumentEdits returns the edits with revision > afterRevision in ascending order.
 	ListDocumentEdits(ctx context.Context, docID string, afterRevision int) ([]DocumentEdit, error)

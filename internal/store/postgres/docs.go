@@ -89,12 +89,32 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 	return d, nil
 }
 
-// GetDocument implements store.Documents.
+// GetDocument implements store.Documents: the snapshot with the edits since
+// replayed (store.Current), read in one snapshot of the database.
 func (s *Store) GetDocument(ctx context.Context, id string) (store.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Document{}, err
 	}
-	return document(ctx, s.pool, id, "")
+	var d store.Document
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			d0, snap, err := documentRow(ctx, tx, id, true, "")
+			if err != nil || d0.Revision == snap.Revision {
+				d = d0
+				return err
+			}
+			edits, err := documentEdits(ctx, tx, id, snap.Revision)
+			if err != nil {
+				return err
+			}
+			c := store.DocumentContent{Markdown: d0.Markdown, ItemCount: len(d0.ItemIDs), ItemIDs: d0.ItemIDs, NextItemID: d0.NextItemID}
+			d, err = store.Current(d0, c, edits)
+			return err
+		})
+	if err != nil {
+		return store.Document{}, err
+	}
+	return d, nil
 }
 
 // queryRower is a pool or a transaction.
@@ -102,15 +122,43 @@ type queryRower interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// document reads document id; lock is "" or a locking clause.
-func document(ctx context.Context, q queryRower, id, lock string) (store.Document, error) {
-	d, err := scanDocument(q.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE document_id = $1 `+lock, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
-	} else if err != nil {
-		return store.Document{}, failed(ctx, err, "reading document %q", id)
+// documentRow reads a document's row: its summary, with the snapshot's
+// text and item IDs when withText (the summary's item count, size and
+// revision are the current ones), and the snapshot's description; lock is
+// "" or a locking clause.
+func documentRow(ctx context.Context, q queryRower, id string, withText bool, lock string) (store.Document, store.Snapshot, error) {
+	text := "markdown, item_ids"
+	if !withText {
+		text = "''::bytea, ''"
 	}
-	return d, nil
+	var snap store.Snapshot
+	var d store.Document
+	var name, markdown []byte
+	var ids string
+	var created, updated int64
+	err := q.QueryRow(ctx, `SELECT document_id, name, `+text+`, revision, item_count, next_item_id, size_bytes,
+		created_at, updated_at, owner, snapshot_revision, pending_bytes FROM documents WHERE document_id = $1 `+lock, id).Scan(
+		&d.ID, &name, &markdown, &ids, &d.Revision, &d.ItemCount, &d.NextItemID, &d.SizeBytes,
+		&created, &updated, &d.Owner, &snap.Revision, &snap.PendingBytes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Document{}, snap, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+	} else if err != nil {
+		return store.Document{}, snap, failed(ctx, err, "reading document %q", id)
+	}
+	d.Name, d.Markdown = string(name), string(markdown)
+	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
+	snap.NextItemID = d.NextItemID
+	if withText && d.NextItemID > 0 {
+		if d.Revision == snap.Revision {
+			d.ItemIDs, err = docmodel.ParseIDRuns(ids, d.ItemCount)
+		} else { // the snapshot's: unique IDs below its next ID
+			d.ItemIDs, err = docmodel.ParseIDRunsUpTo(ids, d.NextItemID-1)
+		}
+		if err != nil {
+			return store.Document{}, snap, fmt.Errorf("document %q: %w", d.ID, err)
+		}
+	}
+	return d, snap, nil
 }
 
 // ListDocuments implements store.Documents.
@@ -118,71 +166,71 @@ func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT document_id, name, ''::bytea, revision, item_count, '', 0, size_bytes,
+	rows, err := s.pool.Query(ctx, `SELECT document_id, name, revision, item_count, size_bytes,
 		created_at, updated_at, owner FROM documents ORDER BY updated_at DESC, document_id`)
-	out, err := collect(rows, err, func(r pgx.Rows) (store.Document, error) { return scanDocument(r) })
+	out, err := collect(rows, err, func(r pgx.Rows) (store.Document, error) {
+		var d store.Document
+		var name []byte
+		var created, updated int64
+		err := r.Scan(&d.ID, &name, &d.Revision, &d.ItemCount, &d.SizeBytes, &created, &updated, &d.Owner)
+		d.Name, d.CreatedAt, d.UpdatedAt = string(name), fromMillis(created), fromMillis(updated)
+		return d, err
+	})
 	if err != nil {
 		return nil, failed(ctx, err, "listing documents")
 	}
 	return out, nil
 }
 
-// scanDocument reads the documentColumns.
-func scanDocument(row pgx.Row) (store.Document, error) {
-	var d store.Document
-	var name, markdown []byte
-	var ids string
-	var created, updated int64
-	err := row.Scan(&d.ID, &name, &markdown, &d.Revision, &d.ItemCount, &ids, &d.NextItemID, &d.SizeBytes,
-		&created, &updated, &d.Owner)
-	if err != nil {
-		return store.Document{}, err
-	}
-	d.Name, d.Markdown = string(name), string(markdown)
-	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
-	if d.NextItemID > 0 {
-		if d.ItemIDs, err = docmodel.ParseIDRuns(ids, d.ItemCount); err != nil {
-			return store.Document{}, fmt.Errorf("document %q: %w", d.ID, err)
-		}
-	}
-	return d, nil
-}
-
-// ApplyDocumentEdit implements store.Documents. The document's row is locked
-// for the edit, so concurrent edits (from any node) are applied one after
-// the other and the second of two edits claiming the same revision is
-// store.ErrConflict.
+// ApplyDocumentEdit implements store.Documents: the edit's row, and the
+// content it leaves as the new snapshot only when one is due
+// (store.ApplyEdit). The document's row is locked for the edit, so
+// concurrent edits (from any node) are applied one after the other and the
+// second of two edits claiming the same revision is store.ErrConflict.
 func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.DocumentContent, e store.DocumentEdit) (store.Document, error) {
 	var d store.Document
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		var err error
-		if d, err = document(ctx, tx, docID, "FOR NO KEY UPDATE"); err != nil {
+		d0, snap, err := documentRow(ctx, tx, docID, false, "FOR NO KEY UPDATE")
+		if err != nil {
 			return err
 		}
-		if err := store.ValidateEdit(docID, d.Revision, c, e); err != nil {
+		d1, snap, full, err := store.ApplyEdit(d0, snap, c, e)
+		if err != nil {
 			return err
 		}
 		at := millis(e.At)
-		_, err = tx.Exec(ctx, `UPDATE documents SET markdown = $2, revision = $3, item_count = $4, item_ids = $5,
-			next_item_id = $6, size_bytes = $7, updated_at = $8 WHERE document_id = $1`,
-			docID, []byte(c.Markdown), e.Revision, c.ItemCount, docmodel.FormatIDRuns(c.ItemIDs), c.NextItemID, len(c.Markdown), at)
+		if full != nil {
+			_, err = tx.Exec(ctx, `UPDATE documents SET markdown = $2, revision = $3, item_count = $4, item_ids = $5,
+				next_item_id = $6, size_bytes = $7, updated_at = $8, snapshot_revision = $3, pending_bytes = 0
+				WHERE document_id = $1`,
+				docID, []byte(full.Markdown), d1.Revision, d1.ItemCount, docmodel.FormatIDRuns(full.ItemIDs), full.NextItemID,
+				d1.SizeBytes, at)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE documents SET revision = $2, item_count = $3, size_bytes = $4, updated_at = $5,
+				pending_bytes = $6 WHERE document_id = $1`, docID, d1.Revision, d1.ItemCount, d1.SizeBytes, at, snap.PendingBytes)
+		}
 		if err != nil {
 			return failed(ctx, err, "updating document %q", docID)
 		}
-		var spAt *int
+		var spAt, idsAt, idsOld, idsNext *int
 		var spOld, spNew []byte // nil: NULL, not recorded
+		var idsNew *string
 		if sp := e.Splice; sp != nil {
 			spAt, spOld, spNew = &sp.At, append([]byte{}, sp.Old...), append([]byte{}, sp.New...)
 		}
+		if is := e.IDs; is != nil {
+			runs := docmodel.FormatIDRuns(is.New)
+			idsAt, idsOld, idsNew, idsNext = &is.At, &is.Old, &runs, &is.Next
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO document_edits (document_id, revision, run_id, tool_id, op, pointer,
-			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			new_pointer, before, after, at, splice_at, splice_old, splice_new, reverted_to, ids_at, ids_old, ids_new, ids_next)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 			docID, e.Revision, e.RunID, e.ToolID, e.Op, e.Pointer, e.NewPointer, []byte(e.Before), []byte(e.After), at,
-			spAt, spOld, spNew, e.RevertedTo)
+			spAt, spOld, spNew, e.RevertedTo, idsAt, idsOld, idsNew, idsNext)
 		if err != nil {
 			return failed(ctx, err, "journaling the edit of document %q", docID)
 		}
-		d = store.Edited(d, c, e)
+		d = d1
 		return nil
 	})
 	if err != nil {
@@ -196,21 +244,45 @@ func (s *Store) ListDocumentEdits(ctx context.Context, docID string, afterRevisi
 	if err := s.need(ctx, `SELECT 1 FROM documents WHERE document_id = $1`, "document", docID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
-		splice_at, splice_old, splice_new, reverted_to FROM document_edits WHERE document_id = $1 AND revision > $2
-		ORDER BY revision`, docID, afterRevision)
+	return documentEdits(ctx, s.pool, docID, afterRevision)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// documentEdits returns the edits of a document after a revision.
+func documentEdits(ctx context.Context, q querier, docID string, afterRevision int) ([]store.DocumentEdit, error) {
+	rows, err := q.Query(ctx, `SELECT document_id, revision, run_id, tool_id, op, pointer, new_pointer, before, after, at,
+		splice_at, splice_old, splice_new, reverted_to, ids_at, ids_old, ids_new, ids_next FROM document_edits
+		WHERE document_id = $1 AND revision > $2 ORDER BY revision`, docID, afterRevision)
 	out, err := collect(rows, err, func(r pgx.Rows) (store.DocumentEdit, error) {
 		var e store.DocumentEdit
 		var before, after, spOld, spNew []byte
 		var at int64
-		var spAt *int
+		var spAt, idsAt, idsOld, idsNext *int
+		var idsNew *string
 		err := r.Scan(&e.DocumentID, &e.Revision, &e.RunID, &e.ToolID, &e.Op, &e.Pointer, &e.NewPointer, &before, &after, &at,
-			&spAt, &spOld, &spNew, &e.RevertedTo)
+			&spAt, &spOld, &spNew, &e.RevertedTo, &idsAt, &idsOld, &idsNew, &idsNext)
+		if err != nil {
+			return e, err
+		}
 		e.Before, e.After, e.At = string(before), string(after), fromMillis(at)
 		if spAt != nil {
 			e.Splice = &store.Splice{At: *spAt, Old: string(spOld), New: string(spNew)}
 		}
-		return e, err
+		if idsAt != nil && idsOld != nil && idsNew != nil && idsNext != nil {
+			e.IDs = &store.IDSplice{At: *idsAt, Old: *idsOld, Next: *idsNext, New: []int{}}
+			ids, err := docmodel.ParseIDRunsUpTo(*idsNew, max(0, *idsNext-1))
+			if err != nil {
+				return e, fmt.Errorf("document %q revision %d: %w", e.DocumentID, e.Revision, err)
+			}
+			if ids != nil {
+				e.IDs.New = ids
+			}
+		}
+		return e, nil
 	})
 	if err != nil {
 		return nil, failed(ctx, err, "reading the edits of document %q", docID)

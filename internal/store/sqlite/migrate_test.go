@@ -22,7 +22,7 @@ func TestEmbeddedMigrations(t *testing.T) {
 		require.Equal(t, i+1, m.Version)
 		names = append(names, m.Name)
 	}
-	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners", "document_data"}, names)
+	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners", "document_data", "document_journal"}, names)
 }
 
 // appliedVersions reads schema_migrations.
@@ -65,7 +65,7 @@ func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 	chat, err := s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, "from v1", chat.Name, "the upgrade kept the data")
@@ -81,7 +81,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	for range 3 {
 		s, err := Open(path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 		var applied []int64
 		rows, err := s.r.QueryContext(bg, `SELECT applied_at FROM schema_migrations ORDER BY version`)
 		require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 	d, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, "# A\n\nB.\n", d.Markdown, "the upgrade kept the document")

@@ -1,17 +1,17 @@
-package cli
+package reading
 
 import (
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
 // Stale checks a pointer whose ID and label disagree. Item IDs are
-// recorded beside the book (editor.StateDir), so when the record was
+// recorded beside the book (bookcache.StateDir), so when the record was
 // trusted an ID names the item it always named and a label that no longer
 // agrees only means the book changed around the item: Stale returns nil
 // (see LabelNote). When the items were numbered afresh (no usable record:
@@ -21,7 +21,7 @@ import (
 // name now. Pointers that are not `id:label`, or do not resolve, are left
 // to the command.
 func (b *Book) Stale(ptr string) error {
-	if b.info.IDs != editor.IDsNew {
+	if !b.renumbered {
 		return nil
 	}
 	p, it, ok := b.disagreeing(ptr)
@@ -40,19 +40,19 @@ func (b *Book) Stale(ptr string) error {
 
 // disagreeing returns the parsed pointer and the item its ID names when ptr
 // is an `id:label` pointer whose label is not that item's.
-func (b *Book) disagreeing(ptr string) (pointer.Pointer, editor.ItemView, bool) {
+func (b *Book) disagreeing(ptr string) (pointer.Pointer, bookview.ItemView, bool) {
 	p, err := pointer.Parse(ptr)
 	if err != nil || p.ID == 0 || p.Label == "" {
-		return p, editor.ItemView{}, false
+		return p, bookview.ItemView{}, false
 	}
-	it, ok := b.byID(p.ID)
+	it, ok := b.ByID(p.ID)
 	return p, it, ok && it.Label != p.Label
 }
 
 // LabelNote returns a note when ptr's label is out of date while its ID is
 // trusted (the item moved within the book), or "".
 func (b *Book) LabelNote(ptr string) string {
-	if b.info.IDs == editor.IDsNew {
+	if b.renumbered {
 		return ""
 	}
 	if _, it, ok := b.disagreeing(ptr); ok {
@@ -66,7 +66,7 @@ func (b *Book) LabelNote(ptr string) string {
 func (b *Book) WarnStale(w io.Writer, ptr string) {
 	var pe *document.PointerError
 	if errors.As(b.Stale(ptr), &pe) {
-		fmt.Fprintf(w, "aite: warning: %s; showing the item with the ID\n", pointerMessage(pe))
+		fmt.Fprintf(w, "aite: warning: %s; showing the item with the ID\n", PointerMessage(pe))
 		return
 	}
 	if n := b.LabelNote(ptr); n != "" {

@@ -1,12 +1,12 @@
-package cli
+package reading
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -17,7 +17,7 @@ type Read struct {
 }
 
 // NewRead returns the JSON shape of a read.
-func NewRead(v editor.ReadView) Read {
+func NewRead(v bookview.ReadView) Read {
 	return Read{Target: v.Target, Items: NewItems(v.Items)}
 }
 
@@ -36,17 +36,17 @@ func CheckNeighbours(before, after int) error {
 
 // Read returns the item ptr names with up to before and after neighbours.
 // Pointer errors carry the nearest items.
-func (b *Book) Read(ptr string, before, after int) (editor.ReadView, error) {
-	v, err := b.s.Read(b.id, ptr, before, after)
+func (b *Book) Read(ptr string, before, after int) (bookview.ReadView, error) {
+	v, err := b.r.Read(ptr, before, after)
 	if err != nil {
-		return editor.ReadView{}, b.WithNearest(err)
+		return bookview.ReadView{}, b.WithNearest(err)
 	}
 	return v, nil
 }
 
 // WriteRead writes each item's Markdown after a header line naming it, the
 // target marked with ▶, with blank lines between the items.
-func WriteRead(w io.Writer, v editor.ReadView) {
+func WriteRead(w io.Writer, v bookview.ReadView) {
 	for i, it := range v.Items {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -1,4 +1,4 @@
-package cli
+package reading
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/editor"
 )
 
 // CursorRequest describes the one cursor of `aite cursor`.
@@ -65,15 +65,19 @@ func (b *Book) Portions(req CursorRequest, emit func(cursor.Portion) error) erro
 	}
 	var info cursor.Info
 	if req.Entry != "" {
-		info, err = b.s.EntryCursor(b.id, req.Entry, spec)
+		er, ok := b.r.(EntryReader)
+		if !ok {
+			return errNoCodex
+		}
+		info, err = er.EntryCursor(req.Entry, spec)
 	} else {
-		info, err = b.s.CreateCursor(b.id, spec)
+		info, err = b.r.CreateCursor(spec)
 	}
 	if err != nil {
-		return codexError(b.WithNearest(err))
+		return b.WithNearest(err)
 	}
 	for {
-		p, err := b.s.Next(b.id, info.Name)
+		p, err := b.r.Next(info.Name)
 		if err != nil {
 			return err
 		}
@@ -109,18 +113,18 @@ func (b *Book) WritePortion(w io.Writer, k int, p cursor.Portion, content bool) 
 	for _, it := range p.Items {
 		size += len(it.Markdown)
 	}
-	fmt.Fprintf(w, "── portion %d: %s, %s ──\n", k, plural(len(p.Items), "item"), plural(size, "byte"))
+	fmt.Fprintf(w, "── portion %d: %s, %s ──\n", k, Plural(len(p.Items), "item"), Plural(size, "byte"))
 	if !content {
 		rows := make([][]string, len(p.Items))
 		for i, it := range p.Items {
 			rows[i] = []string{it.Pointer.String(), string(it.Kind)}
 		}
-		writeColumns(w, rows, "")
+		WriteColumns(w, rows, "")
 		return
 	}
-	views := make([]editor.ItemView, 0, len(p.Items))
+	views := make([]bookview.ItemView, 0, len(p.Items))
 	for _, it := range p.Items {
-		if v, ok := b.byID(it.Pointer.ID); ok {
+		if v, ok := b.ByID(it.Pointer.ID); ok {
 			views = append(views, v)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package reading
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
 
@@ -30,13 +30,13 @@ type Item struct {
 }
 
 // NewItem returns the JSON shape of an item.
-func NewItem(v editor.ItemView) Item {
+func NewItem(v bookview.ItemView) Item {
 	return Item{Pointer: v.Pointer, ID: v.ID, Label: v.Label, Kind: v.Kind, Level: v.Level,
 		Index: v.Index, Containers: v.Containers, Markdown: v.Markdown, Text: v.Text}
 }
 
 // NewItems returns the JSON shapes of items, never nil.
-func NewItems(items []editor.ItemView) []Item {
+func NewItems(items []bookview.ItemView) []Item {
 	out := make([]Item, len(items))
 	for i, v := range items {
 		out[i] = NewItem(v)
@@ -63,7 +63,7 @@ func WriteJSON(w io.Writer, v any) error {
 // Excerpt returns the item's text on one line (whitespace collapsed), cut
 // to at most n runes, at a word boundary when one is near, with "…";
 // headings start with their `#` marks and table rows are separated by " / ".
-func Excerpt(it editor.ItemView, n int) string {
+func Excerpt(it bookview.ItemView, n int) string {
 	s := it.Text
 	if it.Kind == document.Table {
 		s = strings.ReplaceAll(s, "\n", " / ") // one row after another
@@ -91,7 +91,7 @@ func Excerpt(it editor.ItemView, n int) string {
 
 // nesting is the indentation that shows an item's depth in nested list
 // items (two spaces per level below the first) and its block quotes.
-func nesting(it editor.ItemView) string {
+func nesting(it bookview.ItemView) string {
 	depth, quotes := 0, 0
 	for c := range strings.SplitSeq(it.Containers, ">") {
 		switch document.ContainerKind(c) {
@@ -110,17 +110,17 @@ func nesting(it editor.ItemView) string {
 // WriteItemLines writes one line per item, `POINTER  KIND  excerpt`, with
 // the columns aligned and the excerpt indented by the item's nesting, each
 // line after indent.
-func WriteItemLines(w io.Writer, items []editor.ItemView, indent string) {
+func WriteItemLines(w io.Writer, items []bookview.ItemView, indent string) {
 	rows := make([][]string, len(items))
 	for i, it := range items {
 		rows[i] = []string{it.Pointer.String(), string(it.Kind), nesting(it) + Excerpt(it, ExcerptRunes)}
 	}
-	writeColumns(w, rows, indent)
+	WriteColumns(w, rows, indent)
 }
 
-// writeColumns writes one line per row after indent, every column but the
+// WriteColumns writes one line per row after indent, every column but the
 // last padded to its widest cell, two spaces apart, trailing spaces cut.
-func writeColumns(w io.Writer, rows [][]string, indent string) {
+func WriteColumns(w io.Writer, rows [][]string, indent string) {
 	var width []int
 	for _, r := range rows {
 		for c := 0; c < len(r)-1; c++ {
@@ -155,15 +155,15 @@ type Items struct {
 // when from is empty) of the given kinds (every kind when none), and the
 // pointer of the next such item ("" when there is none). Pointer errors
 // carry the nearest items.
-func (b *Book) Items(from string, limit int, kinds []document.Kind) (editor.ItemsView, error) {
-	v, err := b.s.Items(b.id, from, limit, kinds)
+func (b *Book) Items(from string, limit int, kinds []document.Kind) (bookview.ItemsView, error) {
+	v, err := b.r.Items(from, limit, kinds)
 	if err != nil {
-		return editor.ItemsView{}, b.WithNearest(err)
+		return bookview.ItemsView{}, b.WithNearest(err)
 	}
 	return v, nil
 }
 
 // NewItemList returns the JSON shape of an item list.
-func NewItemList(v editor.ItemsView) Items {
+func NewItemList(v bookview.ItemsView) Items {
 	return Items{Items: NewItems(v.Items), Next: v.Next}
 }
