@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
@@ -21,7 +22,6 @@ import (
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/server/config"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
 	"github.com/aitexteditor/aite/internal/tool/bookprotocol"

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
-	"github.com/aitexteditor/aite/internal/server/engine"
 )
 
 // respondCall is a model reply of a protocol agent on a model without

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 )
 
 // Edit approval (the call confirmation extension): approval.request comes

@@ -18,8 +18,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
 	"github.com/aitexteditor/aite/internal/tool"

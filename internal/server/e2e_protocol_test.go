@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
-	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
