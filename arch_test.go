@@ -60,7 +60,7 @@ var architecture = map[string][]string{
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
 		"cursoragent", "server/auth", "agent/engine", "server/config", "server/builtins", "mcpserver", "render"},
 	"server/auth":     nil,
-	"agent/engine":    {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
+	"agent/engine":    {"agentdef", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},

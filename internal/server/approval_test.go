@@ -25,26 +25,26 @@ func TestEmitterApprovalEvents(t *testing.T) {
 	a := newTestAssembler(&got)
 	got = got[:0]
 	for _, id := range []string{"r_call_2_0", "r_call_2_1"} {
-		a.CallStart(engine.Call{ID: id, Name: "replace_text", Kind: engine.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
-		a.CallArgs(id, `{"pointer":"p"}`)
+		a.callStart(engine.Call{ID: id, Name: "replace_text", Kind: engine.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
+		a.callArgs(id, `{"pointer":"p"}`)
 	}
-	a.CallStart(engine.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate})
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
+	a.callStart(engine.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate})
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
 		{ToolID: "r_call_2_0", ToolName: "replace_text", Instance: "t1", ToolParams: json.RawMessage(`{"pointer":"p"}`),
 			Preview: json.RawMessage(`{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}`)},
 		{ToolID: "r_call_2_1", ToolName: "replace_text"}}})
-	a.Submit("calls:r_call_2_0", json.RawMessage(`{"decision":"partial","approved":["r_call_2_0"]}`))
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Decision: api.DecisionPartial,
+	a.submit("calls:r_call_2_0", json.RawMessage(`{"decision":"partial","approved":["r_call_2_0"]}`))
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Decision: api.DecisionPartial,
 		Approved: []string{"r_call_2_0"}, Denied: []string{"r_call_2_1"}, By: "user"})
-	a.ToolResult("r_call_2_1", `{"tool":"replace_text","ok":false,"code":"call_denied","error":"denied"}`)
-	a.ToolResult("r_call_2_0", `{"ok":true}`)
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Approved: []string{"r_call_2_0"}}) // all results out: dropped
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:x", Calls: []api.ApprovalCall{{ToolID: "x"}}})    // unknown: dropped
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_2/1_0", ParentToolID: "r_call_2_2",
+	a.result("r_call_2_1", `{"tool":"replace_text","ok":false,"code":"call_denied","error":"denied"}`)
+	a.result("r_call_2_0", `{"ok":true}`)
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Approved: []string{"r_call_2_0"}}) // all results out: dropped
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:x", Calls: []api.ApprovalCall{{ToolID: "x"}}})    // unknown: dropped
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_2/1_0", ParentToolID: "r_call_2_2",
 		Calls: []api.ApprovalCall{{ToolID: "r_call_2_2/1_0", ToolName: "note"}}})
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_2/1_0", Decision: api.DecisionTimeout,
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_2/1_0", Decision: api.DecisionTimeout,
 		Denied: []string{"r_call_2_2/1_0"}, By: "policy", ParentToolID: "r_call_2_2"})
-	a.ToolResult("r_call_2_2", `{"ok":true}`)
+	a.result("r_call_2_2", `{"ok":true}`)
 	a.Complete(api.FinishStop)
 
 	var types, lines []string

@@ -279,7 +279,7 @@ func (a *Assembler) documentEdit(toolID string, e *tool.Edit) {
 // unknown calls and second results are dropped.
 func (a *Assembler) toolResult(id string, r *tool.Result) {
 	if c := a.byID[id]; c != nil {
-		a.ToolResult(id, ResultText(c.name, r))
+		a.result(id, ResultText(c.name, r))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,10 +27,51 @@ import (
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
+	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // chScript is what a chEngine run does with its emitter.
-type chScript func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error
+type chScript func(ctx context.Context, f *chEngine, spec engine.Spec, em *chEmitter) error
+
+// chEmitter turns a script's calls into the run's events.
+type chEmitter struct {
+	yield   func(engine.Event, error) bool
+	stopped bool
+}
+
+func (em *chEmitter) emit(ev engine.Event) {
+	if !em.stopped && !em.yield(ev, nil) {
+		em.stopped = true
+	}
+}
+
+func (em *chEmitter) Content(d string) { em.emit(engine.Event{Type: engine.ContentDelta, Delta: d}) }
+func (em *chEmitter) TurnEnd()         { em.emit(engine.Event{Type: engine.TurnEnd}) }
+func (em *chEmitter) CallStart(c engine.Call) {
+	em.emit(engine.Event{Type: engine.ToolStart, ToolID: c.ID, Call: &c})
+}
+func (em *chEmitter) CallArgs(id, d string) {
+	em.emit(engine.Event{Type: engine.ToolArgs, ToolID: id, Delta: d})
+}
+func (em *chEmitter) Submit(id string, p json.RawMessage) {
+	em.emit(engine.Event{Type: engine.Submitted, ToolID: id, Answer: p})
+}
+func (em *chEmitter) DocumentEdit(id string, e tool.Edit) {
+	em.emit(engine.Event{Type: engine.DocumentEdit, ToolID: id, Edit: &e})
+}
+func (em *chEmitter) ToolResult(id, text string) {
+	em.emit(engine.Event{Type: engine.ToolResult, ToolID: id, Result: &engine.Result{Text: text}})
+}
+func (em *chEmitter) PlanUpdate(id string, tasks []api.PlanTask) {
+	plan := &engine.Plan{ID: id}
+	for _, t := range tasks {
+		plan.Tasks = append(plan.Tasks, engine.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status})
+	}
+	em.emit(engine.Event{Type: engine.PlanUpdate, Plan: plan})
+}
+func (em *chEmitter) Complete(reason string) {
+	em.emit(engine.Event{Type: engine.RunComplete, End: &engine.End{FinishReason: reason}})
+}
 
 // chEngine is the tests' Executor: Execute records the spec and runs the
 // script; Submit releases a wait the script registered with await.
@@ -47,12 +89,17 @@ func newChEngine(s chScript) *chEngine {
 	return &chEngine{script: s, waits: map[string]chan json.RawMessage{}, waiting: make(chan string, 16)}
 }
 
-// Execute implements Executor.
-func (f *chEngine) Execute(ctx context.Context, spec engine.Spec, em engine.Emitter) error {
-	f.mu.Lock()
-	f.specs = append(f.specs, spec)
-	f.mu.Unlock()
-	return f.script(ctx, f, spec, em)
+// Run implements Executor.
+func (f *chEngine) Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.Event, error] {
+	return func(yield func(engine.Event, error) bool) {
+		f.mu.Lock()
+		f.specs = append(f.specs, spec)
+		f.mu.Unlock()
+		em := &chEmitter{yield: yield}
+		if err := f.script(ctx, f, spec, em); err != nil && !em.stopped {
+			yield(engine.Event{}, err)
+		}
+	}
 }
 
 // Submit implements Executor.
@@ -94,7 +141,7 @@ func (f *chEngine) lastSpec(t *testing.T) engine.Spec {
 
 // chAnswer streams parts as content and completes.
 func chAnswer(parts ...string) chScript {
-	return func(_ context.Context, _ *chEngine, _ engine.Spec, em engine.Emitter) error {
+	return func(_ context.Context, _ *chEngine, _ engine.Spec, em *chEmitter) error {
 		for _, p := range parts {
 			em.Content(p)
 		}
@@ -107,7 +154,7 @@ func chAnswer(parts ...string) chScript {
 // chStall streams "Hi", waits for release (or the run's end), then
 // streams "!" and completes.
 func chStall(release <-chan struct{}) chScript {
-	return func(ctx context.Context, _ *chEngine, _ engine.Spec, em engine.Emitter) error {
+	return func(ctx context.Context, _ *chEngine, _ engine.Spec, em *chEmitter) error {
 		em.Content("Hi")
 		select {
 		case <-release:

@@ -75,7 +75,7 @@ func (a *Assembler) confirmResult(p api.ApprovalDecision) {
 		Denied    []string `json:"denied"`
 		Reason    string   `json:"reason,omitempty"`
 	}{len(p.Approved) > 0, p.Decision, p.Approved, p.Denied, p.Reason})
-	a.ToolResult(c.id, string(res))
+	a.result(c.id, string(res))
 }
 
 // approvalParams turns an approval request into the confirm tool's

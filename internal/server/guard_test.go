@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,9 +40,11 @@ func guardServer(t *testing.T, g Guard) (*httptest.Server, *RunManager) {
 // blockingEngine runs until the run is canceled.
 type blockingEngine struct{}
 
-func (blockingEngine) Execute(ctx context.Context, _ engine.Spec, _ engine.Emitter) error {
-	<-ctx.Done()
-	return ctx.Err()
+func (blockingEngine) Run(ctx context.Context, _ engine.Spec) iter.Seq2[engine.Event, error] {
+	return func(yield func(engine.Event, error) bool) {
+		<-ctx.Done()
+		yield(engine.Event{}, ctx.Err())
+	}
 }
 
 func (blockingEngine) Submit(string, string, json.RawMessage) bool { return false }

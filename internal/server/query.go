@@ -319,12 +319,17 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	subject, _ := auth.SubjectFrom(ctx)
 	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
 		Message: q.req.Message, Params: rq.Params, DocumentID: q.docID, ContinuePlan: continuePlan(q.req.Params),
-		Subject: subject, References: rq.References}
+		Subject: subject}
+	if len(rq.References) > 0 {
+		if spec.References, err = api.Encode(rq.References); err != nil {
+			return nil, err
+		}
+	}
 	run, err := s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
-			return s.opts.Engine.Execute(ctx, spec, a)
+			return a.Run(s.opts.Engine.Run(ctx, spec))
 		},
 		Finished: func(ctx context.Context, content string) {
 			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)

@@ -579,10 +579,10 @@ func TestRunSlowSubscriberCatchesUp(t *testing.T) {
 		release := make(chan struct{})
 		r, err := m.Start(context.Background(), spec("r1", "c1", func(ctx context.Context, a *Assembler) error {
 			for range deltas {
-				a.Content("x")
+				a.content("x")
 			}
 			<-release
-			a.Content("live")
+			a.content("live")
 			return nil
 		}))
 		if err != nil {
@@ -659,7 +659,7 @@ func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 		Execute: func(ctx context.Context, a *Assembler) error {
 			<-release
 			for _, d := range []string{"a", "b", "c"} {
-				a.Content(d)
+				a.content(d)
 			}
 			return nil
 		}})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"iter"
 	"log/slog"
 	"net/http"
 	"time"
@@ -81,8 +82,8 @@ type Options struct {
 
 // Executor runs agents (*engine.Engine; tests may fake it).
 type Executor interface {
-	// Execute runs spec to its end, streaming through em.
-	Execute(ctx context.Context, spec engine.Spec, em engine.Emitter) error
+	// Run runs spec to its end and streams its events.
+	Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.Event, error]
 	// Submit releases the frontend wait runID#toolID; false when none is pending.
 	Submit(runID, toolID string, payload json.RawMessage) bool
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/protocol"
-	"github.com/aitexteditor/aite/internal/api"
 )
 
 // paramFields decodes the /submit params of a decision: a JSON object whose
@@ -237,7 +236,7 @@ func newRunWaits(e *Engine, runID string) *runWaits {
 }
 
 // approvalID is the toolId a client submits a scope decision under.
-func approvalID(toolID string) string { return api.ScopeApprovalPrefix + toolID }
+func approvalID(toolID string) string { return ScopeApprovalPrefix + toolID }
 
 // open registers the wait of toolID (a call id, or approvalID(call id))
 // once; later calls return the first registration. check validates the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -31,5 +30,5 @@ func (d descriptor) Parameters() json.RawMessage { return d.b.params }
 
 // Call reports that the tool runs only inside an engine run.
 func (d descriptor) Call(context.Context, json.RawMessage) (tool.Result, error) {
-	return tool.Errorf(api.ToolCodeNotEnabled, "%s runs only inside an agent run", d.b.name), nil
+	return tool.Errorf(ToolCodeNotEnabled, "%s runs only inside an agent run", d.b.name), nil
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -15,8 +14,7 @@ import (
 // outcome is the result of one executed call.
 type outcome struct {
 	text        string          // the tool.result string, also the model's tool output
-	isError     bool            // an error result ({"tool","ok":false,…})
-	code        string          // the error code of an error result
+	err         *ToolError      // an error result ({"tool","ok":false,…})
 	edits       []tool.Edit     // applied document edits
 	submitted   json.RawMessage // frontend: the /submit payload
 	planChanged bool            // a plan tool changed the plan
@@ -25,18 +23,34 @@ type outcome struct {
 
 // errorOutcome is an error result with the § 7.1 JSON text.
 func errorOutcome(name, code, text string) outcome {
-	return outcome{text: errorText(name, code, text), isError: true, code: code}
+	return outcome{text: errorText(name, code, text), err: &ToolError{Code: code, Message: text}}
+}
+
+// code is the error code of an error result ("" for a success).
+func (o outcome) code() string {
+	if o.err == nil {
+		return ""
+	}
+	return o.err.Code
+}
+
+// toolError is the § 7.1 error result as the model and the stream see it.
+type toolError struct {
+	Tool  string `json:"tool"`
+	OK    bool   `json:"ok"`
+	Code  string `json:"code"`
+	Error string `json:"error"`
 }
 
 // errorText is the § 7.1 error result {"tool","ok":false,"code","error"}.
 func errorText(name, code, text string) string {
-	b, _ := marshal(api.ToolError{Tool: name, OK: false, Code: code, Error: text}) // strings only: cannot fail
+	b, _ := marshal(toolError{Tool: name, OK: false, Code: code, Error: text}) // strings only: cannot fail
 	return string(b)
 }
 
-// skippedText is the result of a call that is not executed (§ 3.3 rule 6).
-func skippedText(name, why string) string {
-	return errorText(name, api.ToolCodeSkipped, "Not executed: "+why)
+// skipped is the result of a call that is not executed (§ 3.3 rule 6).
+func skipped(name, why string) outcome {
+	return errorOutcome(name, ToolCodeSkipped, "Not executed: "+why)
 }
 
 // execCalls executes the calls of a turn sequentially in model order
@@ -48,7 +62,7 @@ func (r *run) execCalls(ctx context.Context, stage string, rp *reply) ([]llm.Mes
 	r.turnCalls = rp.calls
 	defer func() { r.turnCalls = nil }()
 	for i, c := range rp.calls {
-		if r.em.Ended() {
+		if r.em.over() {
 			return out, errEnded
 		}
 		start := time.Now()
@@ -63,8 +77,7 @@ func (r *run) execCalls(ctx context.Context, stage string, rp *reply) ([]llm.Mes
 		out = append(out, msg)
 		if res.timeout {
 			for _, rest := range rp.calls[i+1:] {
-				skipped := errorOutcome(rest.name, api.ToolCodeSkipped, "Not executed: a frontend tool timed out")
-				if _, err := r.deliver(ctx, stage, rest, skipped, 0); err != nil {
+				if _, err := r.deliver(ctx, stage, rest, skipped(rest.name, "a frontend tool timed out"), 0); err != nil {
 					return out, err
 				}
 			}
@@ -80,10 +93,10 @@ func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
 		return outcome{}, err
 	}
 	if c.kind == CallUnknown {
-		return errorOutcome(c.name, api.ToolCodeNotEnabled, "Tool is not enabled for this agent: "+c.name), nil
+		return errorOutcome(c.name, ToolCodeNotEnabled, "Tool is not enabled for this agent: "+c.name), nil
 	}
 	if r.toolCalls >= r.agent.Budget.Tool.MaxCalls {
-		return outcome{}, failf(api.CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.agent.Budget.Tool.MaxCalls)
+		return outcome{}, failf(CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.agent.Budget.Tool.MaxCalls)
 	}
 	r.toolCalls++
 	switch c.kind {
@@ -105,12 +118,12 @@ func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
 // tool message and returns it.
 func (r *run) deliver(ctx context.Context, stage string, c *callState, res outcome, took time.Duration) (llm.Message, error) {
 	if res.submitted != nil {
-		r.em.Submit(c.id, res.submitted)
+		r.em.emit(Event{Type: Submitted, ToolID: c.id, Answer: res.submitted})
 	}
 	for _, e := range res.edits {
-		r.em.DocumentEdit(c.id, e)
+		r.em.emit(Event{Type: DocumentEdit, ToolID: c.id, Edit: &e})
 	}
-	r.emitResult(c, res.text)
+	r.emitResult(c, res)
 	if res.planChanged {
 		if err := r.publishPlan(ctx); err != nil {
 			return llm.Message{}, err
@@ -123,12 +136,8 @@ func (r *run) deliver(ctx context.Context, stage string, c *callState, res outco
 }
 
 // emitResult emits the one result of a call and forgets it as pending.
-func (r *run) emitResult(c *callState, text string) {
-	if c.kind == CallAction {
-		r.em.ActionResult(c.id, text)
-	} else {
-		r.em.ToolResult(c.id, text)
-	}
+func (r *run) emitResult(c *callState, res outcome) {
+	r.em.emit(Event{Type: ToolResult, ToolID: c.id, Result: &Result{Text: res.text, Error: res.err}})
 	r.pending = slices.DeleteFunc(r.pending, func(p *callState) bool { return p == c })
 }
 
@@ -143,7 +152,7 @@ func (r *run) runBackend(ctx context.Context, c *callState) (outcome, error) {
 	}
 	args, err := r.expandTemplates(args)
 	if err != nil {
-		return errorOutcome(c.name, api.ToolCodeInvalidArguments, err.Error()), nil
+		return errorOutcome(c.name, ToolCodeInvalidArguments, err.Error()), nil
 	}
 	if t.name == SkillRunScript {
 		r.discloseFor(args)
@@ -160,7 +169,7 @@ func (r *run) runBackend(ctx context.Context, c *callState) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	if !res.isError {
+	if res.err == nil {
 		r.results[t.name] = res.text
 	}
 	return res, nil
@@ -205,12 +214,12 @@ func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (re
 	case inv.panic != nil:
 		return outcome{}, false, internalf("tool %s panicked: %v", c.entry.name, inv.panic)
 	case callCtx.Err() != nil && (inv.err != nil || !inv.done):
-		return errorOutcome(c.name, api.ToolCodeTimeout,
+		return errorOutcome(c.name, ToolCodeTimeout,
 			fmt.Sprintf("Tool %s timed out after %d ms", c.name, r.agent.Budget.Tool.TimeoutMs)), true, nil
 	case inv.err != nil:
-		return errorOutcome(c.name, api.ToolCodeFailed, inv.err.Error()), true, nil
+		return errorOutcome(c.name, ToolCodeFailed, inv.err.Error()), true, nil
 	}
-	return inv.res, inv.res.code == api.ToolCodeFailed, nil
+	return inv.res, inv.res.code() == ToolCodeFailed, nil
 }
 
 // awaitInvocation waits for the tool goroutine of c (or the end of
@@ -224,13 +233,13 @@ func (r *run) awaitInvocation(callCtx context.Context, c *callState, ch <-chan i
 			for {
 				select {
 				case p := <-progress:
-					r.em.ToolProgress(c.id, p)
+					r.em.emit(Event{Type: ToolProgress, ToolID: c.id, Progress: &p})
 				default:
 					return inv
 				}
 			}
 		case p := <-progress:
-			r.em.ToolProgress(c.id, p)
+			r.em.emit(Event{Type: ToolProgress, ToolID: c.id, Progress: &p})
 		case <-callCtx.Done():
 			return inv
 		}
@@ -253,7 +262,7 @@ func invoke(ctx context.Context, r *run, c *callState, args string) (outcome, er
 	}
 	code := res.Code
 	if code == "" {
-		code = api.ToolCodeFailed
+		code = ToolCodeFailed
 	}
 	out := errorOutcome(c.name, code, res.Text)
 	out.edits = res.Edits

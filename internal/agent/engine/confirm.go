@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/protocol"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -89,12 +88,12 @@ func (r *run) preview(ctx context.Context, c *callState) (json.RawMessage, *outc
 	res, err := previewer(c).Preview(pctx, json.RawMessage(c.arguments()))
 	switch {
 	case err != nil:
-		o := errorOutcome(c.name, api.ToolCodeFailed, err.Error())
+		o := errorOutcome(c.name, ToolCodeFailed, err.Error())
 		return nil, &o
 	case res.IsError:
 		code := res.Code
 		if code == "" {
-			code = api.ToolCodeFailed
+			code = ToolCodeFailed
 		}
 		o := errorOutcome(c.name, code, res.Text)
 		return nil, &o
@@ -107,7 +106,7 @@ func (r *run) preview(ctx context.Context, c *callState) (json.RawMessage, *outc
 // waits for the decision and records it on each of them.
 func (r *run) askConfirmation(ctx context.Context, c *callState, preview json.RawMessage) error {
 	held := []*callState{c}
-	calls := []api.ApprovalCall{approvalCall(c, preview)}
+	calls := []ApprovalCall{approvalCall(c, preview)}
 	after := false
 	for _, d := range r.turnCalls {
 		if d == c {
@@ -122,7 +121,7 @@ func (r *run) askConfirmation(ctx context.Context, c *callState, preview json.Ra
 			calls = append(calls, approvalCall(d, pv))
 		}
 	}
-	req := protocol.CallConfirmation{RunID: r.spec.RunID, ApprovalID: api.CallApprovalPrefix + c.id}
+	req := protocol.CallConfirmation{RunID: r.spec.RunID, ApprovalID: protocol.ConfirmApprovalPrefix + c.id}
 	for _, h := range held {
 		req.Calls = append(req.Calls, protocol.ConfirmCall{ToolID: h.id, Tool: h.name})
 	}
@@ -135,21 +134,20 @@ func (r *run) askConfirmation(ctx context.Context, c *callState, preview json.Ra
 		return internalf("%v", err)
 	}
 	timeout := r.e.frontendTimeout()
-	r.em.ApprovalRequest(api.ApprovalRequest{ApprovalID: req.ApprovalID, Turn: r.modelCalls, Calls: calls,
-		TimeoutMs: timeout.Milliseconds()})
+	approval := &Approval{ID: req.ApprovalID, Turn: r.modelCalls, Calls: calls, Timeout: timeout}
+	r.em.emit(Event{Type: ApprovalRequest, Approval: approval})
 	d, payload, err := r.awaitDecision(ctx, key, ch, req, timeout)
 	if err != nil {
 		return err
 	}
 	if payload != nil {
-		r.em.Submit(req.ApprovalID, payload)
+		r.em.emit(Event{Type: Submitted, ToolID: req.ApprovalID, Answer: payload})
 	}
 	approved := map[string]bool{}
 	for _, id := range d.Approved {
 		approved[id] = true
 	}
-	out := api.ApprovalDecision{ApprovalID: req.ApprovalID, Decision: d.Verdict, Approved: []string{}, Denied: []string{},
-		Reason: d.Reason, By: d.By}
+	out := &protocol.ConfirmDecision{Verdict: d.Verdict, Approved: []string{}, Denied: []string{}, Reason: d.Reason, By: d.By}
 	for _, h := range held {
 		h.confirm = confirmation{decided: true, approved: approved[h.id], reason: d.Reason}
 		if approved[h.id] {
@@ -158,17 +156,17 @@ func (r *run) askConfirmation(ctx context.Context, c *callState, preview json.Ra
 			out.Denied = append(out.Denied, h.id)
 		}
 	}
-	r.em.ApprovalDecision(out)
+	r.em.emit(Event{Type: ApprovalDecision, Approval: approval, Decision: out})
 	return nil
 }
 
 // approvalCall is one call of approval.request.
-func approvalCall(c *callState, preview json.RawMessage) api.ApprovalCall {
+func approvalCall(c *callState, preview json.RawMessage) ApprovalCall {
 	params := json.RawMessage(c.arguments())
 	if !json.Valid(params) {
 		params = json.RawMessage(`{}`)
 	}
-	return api.ApprovalCall{ToolID: c.id, ToolName: c.name, ToolParams: params, Preview: preview}
+	return ApprovalCall{ToolID: c.id, ToolName: c.name, Params: params, Preview: preview}
 }
 
 // awaitDecision waits for the decision posted to key, the run deadline

@@ -48,7 +48,7 @@ func (e *env) runConfirming(params string, answer func(approvalID string) string
 	require.NoError(e.t, json.Unmarshal([]byte(params), &s.Params))
 	rec := newRecorder()
 	done := make(chan error, 1)
-	go func() { done <- e.eng.Execute(context.Background(), s, rec) }()
+	go func() { done <- rec.drain(e.eng.Run(context.Background(), s)) }()
 	answered := map[string]bool{}
 	for {
 		select {

@@ -2,9 +2,10 @@
 // the modes ONESHOT, REACT and PLAN_EXECUTE with their budgets, toolChoice
 // and repair rules, prompt assembly (§ 6.2), chat memory (§ 5.2), the tool
 // kinds backend / frontend / action (§§ 4, 7.1) with frontend waits released
-// by Submit, the plan tools (§ 6.5) and the skill tool (§ 7.2). It streams
-// through an Emitter (the server's assembler) and persists the run's
-// messages, system snapshots and plans in the store as they complete.
+// by Submit, the plan tools (§ 6.5) and the skill tool (§ 7.2). Run streams
+// the run's events (one closed vocabulary, Event) as an iterator and
+// persists the run's messages, system snapshots and plans in the store as
+// they complete.
 //
 // The engine knows nothing about HTTP or documents: the Go backend tools of a
 // run come from Engine.Backends (the server binds the book tools to the
@@ -20,7 +21,6 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/store"
@@ -46,9 +46,9 @@ type Spec struct {
 	ContinuePlan bool
 	// Subject is the JWT subject of the request ("" without auth).
 	Subject string
-	// References are the query's references (a protocol agent's input
-	// carries them).
-	References []api.Reference
+	// References are the query's references as a JSON array (a protocol
+	// agent's input carries them); nil when there are none.
+	References json.RawMessage
 }
 
 // CallKind is the kind of a tool call as the stream shows it.
@@ -68,72 +68,12 @@ type Call struct {
 	ID          string
 	Name        string
 	Kind        CallKind
-	ToolType    string          // function, html or qlc (api.ToolType*)
+	ToolType    string          // ToolTypeFunction, ToolTypeHTML, ToolTypeQLC, ToolTypeLatent or ToolTypeDelegate; "" for an action
 	ToolAPI     string          // optional
 	ToolParams  json.RawMessage // complete arguments if already known at start, else nil
 	Description string          // optional
 	ToolKey     string          // frontend: the viewport key
 	ToolTimeout int64           // frontend: ms
-}
-
-// Emitter receives a run's stream. The server's Assembler implements it and
-// enforces § 3.3 (one open text block, block ids, taskId on start events
-// while a task is active, tool.end exactly once, one result per call,
-// closing everything before a terminal event).
-type Emitter interface {
-	// Reasoning and Content stream one upstream text delta each.
-	Reasoning(delta string)
-	Content(delta string)
-	// CallStart opens a tool or action call; CallArgs streams one raw
-	// argument fragment; CallEnd ends it (idempotent).
-	CallStart(c Call)
-	CallArgs(id, delta string)
-	CallEnd(id string)
-	// TurnEnd marks the end of a model turn: the open block closes and
-	// every open call ends.
-	TurnEnd()
-	// Submit is request.submit for a released frontend wait.
-	Submit(toolID string, payload json.RawMessage)
-	// DocumentEdit is document.edit for one applied edit of call toolID.
-	DocumentEdit(toolID string, e tool.Edit)
-	// ToolProgress is tool.progress: a report from inside the running call
-	// toolID, before its result.
-	ToolProgress(toolID string, p tool.Progress)
-	// ToolResult is tool.result (the § 7.1 string); ActionResult is
-	// action.result (the result text; JSON when it parses).
-	ToolResult(id, result string)
-	ActionResult(id, result string)
-	// PlanUpdate is plan.update with the full task list.
-	PlanUpdate(planID string, tasks []api.PlanTask)
-	// TaskStart, TaskComplete, TaskCancel and TaskFail are the task events
-	// (PLAN_EXECUTE only).
-	TaskStart(taskID, description string)
-	TaskComplete(taskID string)
-	TaskCancel(taskID string)
-	TaskFail(taskID string, e api.TaskError)
-	// AdvisorSnapshot is advisor.snapshot (protocol agents): before the
-	// turn's first tool.start, or for a consulted advisor before the
-	// ConsultAdvisor call's result.
-	AdvisorSnapshot(p api.AdvisorSnapshot)
-	// ScopeRequest is scope.request: after the call's tool.end, before its
-	// result. ScopeDecision is scope.decision: after the request.submit of a
-	// user decision, before the call's result. For the events of a
-	// delegate's sub-run, ParentToolID names the parent call.
-	ScopeRequest(p api.ScopeRequest)
-	ScopeDecision(p api.ScopeDecision)
-	// ApprovalRequest is approval.request (edit approval): the held calls,
-	// after their tool.end, before their results. ApprovalDecision is
-	// approval.decision: after the request.submit of a user decision,
-	// before the calls' results.
-	ApprovalRequest(p api.ApprovalRequest)
-	ApprovalDecision(p api.ApprovalDecision)
-	// Complete and Fail are the terminal events; CompleteLedger is
-	// run.complete with the ledger of a protocol run stopped by a limit.
-	Complete(finishReason string)
-	CompleteLedger(finishReason string, ledger *api.Ledger)
-	Fail(info api.ErrorInfo)
-	// Ended reports whether a terminal event was emitted.
-	Ended() bool
 }
 
 // ModelSource resolves a modelKey to a provider and its model.

@@ -18,24 +18,19 @@ import (
 // TestMain fails the package if a test leaves goroutines behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// endingRecorder is an emitter that ends on its own at the first call
-// start, like an assembler that detected a violation.
-type endingRecorder struct{ *recorder }
-
-func (r endingRecorder) CallStart(c Call) {
-	r.recorder.CallStart(c)
-	r.mu.Lock()
-	r.ended = true
-	r.mu.Unlock()
-}
-
-// An emitter that ended on its own stops the run: nothing more is
-// emitted and no tool runs.
-func TestEmitterEnded(t *testing.T) {
+// A consumer that stops reading stops the run: nothing more is emitted
+// and no tool runs.
+func TestConsumerStops(t *testing.T) {
 	e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a", "toolConfig": {"backends": ["echo"]}`)})
 	e.provide(scripted(llmtest.Calls(call("c1", "echo", `{}`), call("c2", "echo", `{}`)), llmtest.Text("never")))
-	rec := endingRecorder{newRecorder()}
-	require.NoError(t, e.eng.Execute(context.Background(), e.spec("a", "go"), rec))
+	rec := newRecorder()
+	for ev, err := range e.eng.Run(context.Background(), e.spec("a", "go")) {
+		require.NoError(t, err)
+		rec.take(ev)
+		if ev.Type == ToolStart {
+			break
+		}
+	}
 	require.Equal(t, []string{"start:c1:echo:backend"}, rec.list())
 	require.Zero(t, e.tools["echo"].calls())
 }
@@ -57,21 +52,21 @@ func TestStageModelAndDefaults(t *testing.T) {
 		Plain: &agentdef.Stage{SystemPrompt: "bare", ModelConfig: agentdef.ModelConfig{ModelKey: "m2"}}}
 	p2.Add(llmtest.Text("ok"))
 	rec = newRecorder()
-	require.NoError(t, e.eng.Execute(context.Background(), s, rec))
+	require.NoError(t, rec.drain(e.eng.Run(context.Background(), s)))
 	rec.requireTerminal(t, "complete:stop")
 }
 
-// Execute refuses a spec it cannot run before emitting anything.
+// Run refuses a spec it cannot run before emitting anything.
 func TestExecuteBadSpec(t *testing.T) {
 	e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a"`)})
 	s := e.spec("a", "go")
 	rec := newRecorder()
 	bad := s
 	bad.Defs = nil
-	require.Error(t, e.eng.Execute(context.Background(), bad, rec))
+	require.Error(t, rec.drain(e.eng.Run(context.Background(), bad)))
 	bad = s
 	bad.Agent.Plain = nil
-	require.Error(t, e.eng.Execute(context.Background(), bad, rec))
+	require.Error(t, rec.drain(e.eng.Run(context.Background(), bad)))
 	require.Empty(t, rec.list())
 }
 
@@ -128,7 +123,7 @@ func TestInternalErrors(t *testing.T) {
 		s := e.spec("a", "go")
 		e.eng.Store = failingStore{e.st}
 		rec := newRecorder()
-		require.NoError(t, e.eng.Execute(context.Background(), s, rec))
+		require.NoError(t, rec.drain(e.eng.Run(context.Background(), s)))
 		rec.requireTerminal(t, "fail:internal_error")
 	})
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/aitexteditor/aite/internal/api"
 )
 
 // registerWait registers the pending key runId#toolId of a frontend call
@@ -48,7 +46,7 @@ func (r *run) waitFrontend(ctx context.Context, c *callState) (outcome, error) {
 		if p, ok := r.e.waits.drop(key, c.wait); ok {
 			return outcome{text: string(p), submitted: p}, nil
 		}
-		res := errorOutcome(c.name, api.ToolCodeFrontendSubmitTimeout,
+		res := errorOutcome(c.name, ToolCodeFrontendSubmitTimeout,
 			fmt.Sprintf("Frontend tool submit timeout runId=%s, toolId=%s", r.spec.RunID, c.id))
 		res.timeout = true
 		return res, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
@@ -33,7 +32,7 @@ func (e *env) startAsync(ctx context.Context) (*recorder, Spec, func()) {
 	s := e.spec("a", "go")
 	rec := newRecorder()
 	done := make(chan error, 1)
-	go func() { done <- e.eng.Execute(ctx, s, rec) }()
+	go func() { done <- rec.drain(e.eng.Run(ctx, s)) }()
 	return rec, s, func() {
 		e.t.Helper()
 		select {
@@ -69,9 +68,9 @@ func TestFrontendSubmit(t *testing.T) {
 	require.Equal(t, []string{"start:f1:pick_date:frontend", "args:f1:{}", "end:f1", "start:f2:grid:frontend",
 		"args:f2:{}", "end:f2", "turn", `submit:f1:{"date":"2024-05-01"}`, `result:f1:{"date":"2024-05-01"}`,
 		"submit:f2:[1,2]", "result:f2:[1,2]", "content:thanks", "turn", "complete:stop"}, rec.list())
-	require.Equal(t, Call{ID: "f1", Name: "pick_date", Kind: CallFrontend, ToolType: api.ToolTypeHTML, ToolAPI: "/api/pick",
+	require.Equal(t, Call{ID: "f1", Name: "pick_date", Kind: CallFrontend, ToolType: ToolTypeHTML, ToolAPI: "/api/pick",
 		Description: "Pick a date.", ToolKey: "form", ToolTimeout: 1000}, rec.calls["f1"])
-	require.Equal(t, api.ToolTypeQLC, rec.calls["f2"].ToolType)
+	require.Equal(t, ToolTypeQLC, rec.calls["f2"].ToolType)
 	require.Equal(t, "grid", rec.calls["f2"].ToolKey)
 	require.Equal(t, []string{`f1={"date":"2024-05-01"}`, "f2=[1,2]"}, toolMsgs(p.Requests()[1]))
 	require.False(t, e.eng.Submit(s.RunID, "f1", json.RawMessage(`{}`)), "an answered wait is unmatched")
@@ -100,29 +99,22 @@ func TestFrontendTimeout(t *testing.T) {
 	require.False(t, e.eng.Submit(s.RunID, "f1", json.RawMessage(`{}`)), "a timed-out wait is unmatched")
 }
 
-// submittingRecorder submits for a frontend call as soon as its tool.end
-// is emitted, as a fast client would.
-type submittingRecorder struct {
-	*recorder
-	eng      *Engine
-	runID    string
-	accepted chan bool
-}
-
-func (r submittingRecorder) CallEnd(id string) {
-	r.recorder.CallEnd(id)
-	r.accepted <- r.eng.Submit(r.runID, id, json.RawMessage(`{"ok":true}`))
-}
-
 // § 4.1: a submit arriving right after tool.end, before the call's
 // execution slot, is accepted and answers the call.
 func TestFrontendEarlySubmit(t *testing.T) {
 	e := newEnv(t, frontendFiles(""))
 	e.provide(scripted(llmtest.Calls(call("f1", "pick_date", `{}`)), llmtest.Text("ok")))
 	s := e.spec("a", "go")
-	rec := submittingRecorder{recorder: newRecorder(), eng: e.eng, runID: s.RunID, accepted: make(chan bool, 1)}
-	require.NoError(t, e.eng.Execute(context.Background(), s, rec))
-	require.True(t, <-rec.accepted)
+	rec := newRecorder()
+	accepted := false
+	for ev, err := range e.eng.Run(context.Background(), s) {
+		require.NoError(t, err)
+		rec.take(ev)
+		if ev.Type == ToolEnd { // as a fast client would
+			accepted = e.eng.Submit(s.RunID, ev.ToolID, json.RawMessage(`{"ok":true}`))
+		}
+	}
+	require.True(t, accepted)
 	require.Equal(t, []string{"end:f1", "turn", `submit:f1:{"ok":true}`, `result:f1:{"ok":true}`, "content:ok", "turn",
 		"complete:stop"}, rec.list()[2:])
 }

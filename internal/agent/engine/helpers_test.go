@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +15,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 	"github.com/aitexteditor/aite/internal/llm/models"
@@ -23,14 +26,14 @@ import (
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
-// recorder is a fake Emitter: it records every call as a string, in order.
+// recorder records a run's events as strings, in order.
 type recorder struct {
 	mu     sync.Mutex
 	events []string
 	calls  map[string]Call
-	info   *api.ErrorInfo
-	plans  [][]api.PlanTask
-	ledger *api.Ledger
+	info   *ErrorInfo
+	plans  [][]PlanTask
+	ledger *protocol.Ledger
 	ended  bool
 }
 
@@ -42,65 +45,124 @@ func (r *recorder) add(format string, args ...any) {
 	r.events = append(r.events, fmt.Sprintf(format, args...))
 }
 
-func (r *recorder) Reasoning(d string) { r.add("reasoning:%s", d) }
-func (r *recorder) Content(d string)   { r.add("content:%s", d) }
-func (r *recorder) CallStart(c Call) {
-	r.mu.Lock()
-	r.calls[c.ID] = c
-	r.mu.Unlock()
-	r.add("start:%s:%s:%s", c.ID, c.Name, c.Kind)
-}
-func (r *recorder) CallArgs(id, d string)               { r.add("args:%s:%s", id, d) }
-func (r *recorder) CallEnd(id string)                   { r.add("end:%s", id) }
-func (r *recorder) TurnEnd()                            { r.add("turn") }
-func (r *recorder) Submit(id string, p json.RawMessage) { r.add("submit:%s:%s", id, p) }
-func (r *recorder) DocumentEdit(id string, e tool.Edit) {
-	r.add("edit:%s:%s:%s:%d", id, e.Op, e.Pointer, e.Revision)
-}
-func (r *recorder) ToolResult(id, res string) { r.add("result:%s:%s", id, res) }
-func (r *recorder) ToolProgress(id string, p tool.Progress) {
-	r.add("progress:%s:%s:%s", id, p.Kind, p.Message)
-}
-func (r *recorder) ActionResult(id, res string)                { r.add("action:%s:%s", id, res) }
-func (r *recorder) TaskStart(id, desc string)                  { r.add("task.start:%s:%s", id, desc) }
-func (r *recorder) TaskComplete(id string)                     { r.add("task.complete:%s", id) }
-func (r *recorder) TaskCancel(id string)                       { r.add("task.cancel:%s", id) }
-func (r *recorder) TaskFail(id string, e api.TaskError)        { r.add("task.fail:%s:%s", id, e.Code) }
-func (r *recorder) PlanUpdate(planID string, t []api.PlanTask) { r.plan(planID, t) }
-
-func (r *recorder) plan(planID string, t []api.PlanTask) {
-	r.mu.Lock()
-	r.plans = append(r.plans, t)
-	r.mu.Unlock()
-	r.add("plan:%s:%d", planID, len(t))
-}
-
-func (r *recorder) Complete(reason string) {
-	r.add("complete:%s", reason)
-	r.mu.Lock()
-	r.ended = true
-	r.mu.Unlock()
-}
-
-func (r *recorder) AdvisorSnapshot(p api.AdvisorSnapshot) {
-	r.add("advisor:%s:%s%s:%s:%s", p.AdvisorID, p.Instance, consulted(p.Consulted), p.Weights, p.ParentToolID)
-}
-func (r *recorder) ScopeRequest(p api.ScopeRequest) {
-	r.add("scope.request:%s:%s:%s:%v:%v:%s", p.ToolID, p.ToolName, p.ApprovalID, p.Provisioned, p.Scopes, p.ParentToolID)
-}
-func (r *recorder) ScopeDecision(p api.ScopeDecision) {
-	r.add("scope.decision:%s:%s:%v:%s:%s:%s", p.ToolID, p.Decision, p.Scopes, p.By, p.Reason, p.ParentToolID)
-}
-
-func (r *recorder) ApprovalRequest(p api.ApprovalRequest) {
-	var calls []string
-	for _, c := range p.Calls {
-		calls = append(calls, c.ToolID+"="+c.ToolName+"@"+c.Instance+string(c.ToolParams)+"~"+string(c.Preview))
+// drain records every event of a run; it returns the error a run yields
+// before it starts.
+func (r *recorder) drain(seq iter.Seq2[Event, error]) error {
+	for ev, err := range seq {
+		if err != nil {
+			return err
+		}
+		r.take(ev)
 	}
-	r.add("approval.request:%s:%d:%d:%v:%s", p.ApprovalID, p.Turn, p.TimeoutMs, calls, p.ParentToolID)
+	return nil
 }
-func (r *recorder) ApprovalDecision(p api.ApprovalDecision) {
-	r.add("approval.decision:%s:%s:%v:%v:%s:%s:%s", p.ApprovalID, p.Decision, p.Approved, p.Denied, p.By, p.Reason, p.ParentToolID)
+
+// take records one event.
+func (r *recorder) take(ev Event) {
+	switch ev.Type {
+	case ReasoningDelta:
+		r.add("reasoning:%s", ev.Delta)
+	case ContentDelta:
+		r.add("content:%s", ev.Delta)
+	case ToolStart:
+		r.mu.Lock()
+		r.calls[ev.Call.ID] = *ev.Call
+		r.mu.Unlock()
+		r.add("start:%s:%s:%s", ev.Call.ID, ev.Call.Name, ev.Call.Kind)
+	case ToolArgs:
+		r.add("args:%s:%s", ev.ToolID, ev.Delta)
+	case ToolEnd:
+		r.add("end:%s", ev.ToolID)
+	case TurnEnd:
+		r.add("turn")
+	case Submitted:
+		r.add("submit:%s:%s", ev.ToolID, ev.Answer)
+	case DocumentEdit:
+		r.add("edit:%s:%s:%s:%d", ev.ToolID, ev.Edit.Op, ev.Edit.Pointer, ev.Edit.Revision)
+	case ToolProgress:
+		r.add("progress:%s:%s:%s", ev.ToolID, ev.Progress.Kind, ev.Progress.Message)
+	case ToolResult:
+		r.mu.Lock()
+		kind := r.calls[ev.ToolID].Kind
+		r.mu.Unlock()
+		if kind == CallAction {
+			r.add("action:%s:%s", ev.ToolID, ev.Result.Text)
+		} else {
+			r.add("result:%s:%s", ev.ToolID, ev.Result.Text)
+		}
+	case TaskStart:
+		r.add("task.start:%s:%s", ev.Task.ID, ev.Task.Description)
+	case TaskEnd:
+		r.taskEnd(ev.Task)
+	case PlanUpdate:
+		r.mu.Lock()
+		r.plans = append(r.plans, ev.Plan.Tasks)
+		r.mu.Unlock()
+		r.add("plan:%s:%d", ev.Plan.ID, len(ev.Plan.Tasks))
+	case AdvisorSnapshot:
+		o := ev.Opinion
+		r.add("advisor:%s:%s%s:%s:%s", o.ID, o.Instance, consulted(o.Consulted), weightsJSON(o.Weights), ev.ParentToolID)
+	case ScopeRequest:
+		q := ev.Scope
+		r.add("scope.request:%s:%s:%s:%v:%v:%s", q.ToolID, q.Tool, ScopeApprovalPrefix+q.ToolID, nonNil(q.Provisioned),
+			nonNil(q.Requested), q.ParentToolID)
+	case ScopeDecision:
+		d := ev.ScopeDecision
+		r.add("scope.decision:%s:%s:%v:%s:%s:%s", ev.ToolID, d.Verdict, nonNil(d.Scopes), d.By, d.Reason, ev.ParentToolID)
+	case ApprovalRequest:
+		a := ev.Approval
+		var calls []string
+		for _, c := range a.Calls {
+			preview := string(c.Preview)
+			if preview == "" {
+				preview = "null"
+			}
+			calls = append(calls, c.ToolID+"="+c.ToolName+"@"+c.Instance+string(c.Params)+"~"+preview)
+		}
+		r.add("approval.request:%s:%d:%d:%v:%s", a.ID, a.Turn, a.Timeout.Milliseconds(), calls, a.ParentToolID)
+	case ApprovalDecision:
+		d := ev.Decision
+		r.add("approval.decision:%s:%s:%v:%v:%s:%s:%s", ev.Approval.ID, d.Verdict, d.Approved, d.Denied, d.By, d.Reason,
+			ev.Approval.ParentToolID)
+	case RunComplete:
+		r.complete(ev.End)
+	case RunError:
+		r.add("fail:%s", ev.End.Error.Code)
+		r.mu.Lock()
+		r.info, r.ended = ev.End.Error, true
+		r.mu.Unlock()
+	}
+}
+
+func (r *recorder) taskEnd(t *Task) {
+	switch t.Status {
+	case TaskCompleted:
+		r.add("task.complete:%s", t.ID)
+	case TaskCanceled:
+		r.add("task.cancel:%s", t.ID)
+	default:
+		r.add("task.fail:%s:%s", t.ID, t.Error.Code)
+	}
+}
+
+func (r *recorder) complete(end *End) {
+	if end.Ledger != nil {
+		r.add("complete:%s:%s", end.FinishReason, end.Ledger.Cap)
+	} else {
+		r.add("complete:%s", end.FinishReason)
+	}
+	r.mu.Lock()
+	r.ledger, r.ended = end.Ledger, true
+	r.mu.Unlock()
+}
+
+// weightsJSON is the JSON object {tool: weight} of an opinion's votes.
+func weightsJSON(ws []protocol.Weight) string {
+	obj := &agentctx.Object{}
+	for _, w := range ws {
+		obj.Set(w.Tool, json.Number(strconv.FormatFloat(w.Value, 'f', -1, 64)))
+	}
+	return encodeObject(obj)
 }
 
 func consulted(b bool) string {
@@ -108,27 +170,6 @@ func consulted(b bool) string {
 		return ":consulted"
 	}
 	return ""
-}
-
-func (r *recorder) CompleteLedger(reason string, l *api.Ledger) {
-	if l == nil {
-		r.Complete(reason)
-		return
-	}
-	r.mu.Lock()
-	r.ledger = l
-	r.mu.Unlock()
-	r.add("complete:%s:%s", reason, l.Cap)
-	r.mu.Lock()
-	r.ended = true
-	r.mu.Unlock()
-}
-
-func (r *recorder) Fail(info api.ErrorInfo) {
-	r.add("fail:%s", info.Code)
-	r.mu.Lock()
-	r.info, r.ended = &info, true
-	r.mu.Unlock()
 }
 
 func (r *recorder) Ended() bool {
@@ -335,7 +376,7 @@ func (e *env) run(key, message string) (*recorder, Spec) {
 	e.t.Helper()
 	s := e.spec(key, message)
 	rec := newRecorder()
-	require.NoError(e.t, e.eng.Execute(context.Background(), s, rec))
+	require.NoError(e.t, rec.drain(e.eng.Run(context.Background(), s)))
 	return rec, s
 }
 
@@ -426,7 +467,7 @@ func (e *env) runAsync(wait func()) *recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- e.eng.Execute(ctx, s, rec) }()
+	go func() { done <- rec.drain(e.eng.Run(ctx, s)) }()
 	wait()
 	cancel()
 	select {

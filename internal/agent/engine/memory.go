@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/store"
 )
@@ -245,7 +245,15 @@ func (r *run) store(ctx context.Context, stage string, msgs ...storedMessage) er
 func (r *run) ts() int64 { return r.e.now().UnixMilli() }
 
 // marshal encodes v without HTML escaping and without a trailing newline.
-func marshal(v any) (json.RawMessage, error) { return api.Encode(v) }
+func marshal(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
 
 // newMsgID returns "m_" + 8 lowercase hex digits.
 func newMsgID() string { return "m_" + randHex() }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/wire"
 )
@@ -78,8 +77,8 @@ func (e *modelError) Unwrap() error { return e.err }
 // message a client may see: the provider error without its cause and
 // without network addresses (llm.PublicMessage; callers log the full
 // error), plus what the retry rule did with a Retry-After.
-func modelErrorInfo(err error) api.ErrorInfo {
-	info := api.ErrorInfo{Code: api.CodeModelError, Message: llm.PublicMessage(err), Retriable: llm.IsRetriable(err)}
+func modelErrorInfo(err error) ErrorInfo {
+	info := ErrorInfo{Code: CodeModelError, Message: llm.PublicMessage(err), Retriable: llm.IsRetriable(err)}
 	var me *modelError
 	if errors.As(err, &me) {
 		switch {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 )
 
 // The stage names (§ 6.4).
@@ -56,7 +55,7 @@ func (r *run) oneshot(ctx context.Context) error {
 	}
 	if len(rp.calls) == 0 {
 		if r.required() {
-			return failf(api.CodeToolCallRequired, "No tool call after %d repair turns (toolChoice REQUIRED)", r.repairs())
+			return failf(CodeToolCallRequired, "No tool call after %d repair turns (toolChoice REQUIRED)", r.repairs())
 		}
 		return nil
 	}
@@ -123,7 +122,7 @@ func (r *run) react(ctx context.Context) error {
 		return err
 	}
 	if rp.blank() {
-		return failf(api.CodeNoFinalAnswer, "The final turn produced no answer after %d steps", st.MaxSteps)
+		return failf(CodeNoFinalAnswer, "The final turn produced no answer after %d steps", st.MaxSteps)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
@@ -96,7 +95,7 @@ func TestToolNotEnabled(t *testing.T) {
 	require.Equal(t, `{"tool":"Nope","ok":false,"code":"tool_not_enabled","error":"Tool is not enabled for this agent: Nope"}`,
 		errJSON("Nope", "tool_not_enabled", "Tool is not enabled for this agent: Nope"))
 	require.Equal(t, CallUnknown, rec.calls["c1"].Kind)
-	require.Equal(t, api.ToolTypeFunction, rec.calls["c1"].ToolType)
+	require.Equal(t, ToolTypeFunction, rec.calls["c1"].ToolType)
 	require.Zero(t, e.tools["today"].calls())
 }
 

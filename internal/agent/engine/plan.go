@@ -9,19 +9,11 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/store"
 )
 
-// The task statuses (§ 6.4).
-const (
-	statusInit      = "init"
-	statusCompleted = "completed"
-	statusFailed    = "failed"
-	statusCanceled  = "canceled"
-)
-
-var statuses = []string{statusInit, statusCompleted, statusFailed, statusCanceled}
+// statuses are the task statuses (§ 6.4).
+var statuses = []string{TaskInit, TaskCompleted, TaskFailed, TaskCanceled}
 
 // The error texts of the plan tools (§ 6.5).
 const (
@@ -33,11 +25,11 @@ const (
 // plan is the run's plan (PLAN_EXECUTE).
 type plan struct {
 	id    string
-	tasks []api.PlanTask
+	tasks []PlanTask
 }
 
 // task returns the task with id, or nil.
-func (p *plan) task(id string) *api.PlanTask {
+func (p *plan) task(id string) *PlanTask {
 	for i := range p.tasks {
 		if p.tasks[i].TaskID == id {
 			return &p.tasks[i]
@@ -47,9 +39,9 @@ func (p *plan) task(id string) *api.PlanTask {
 }
 
 // firstInit returns the first task in status init, or nil.
-func (p *plan) firstInit() *api.PlanTask {
+func (p *plan) firstInit() *PlanTask {
 	for i := range p.tasks {
-		if p.tasks[i].Status == statusInit {
+		if p.tasks[i].Status == TaskInit {
 			return &p.tasks[i]
 		}
 	}
@@ -68,7 +60,7 @@ func (p *plan) lines() string {
 	return b.String()
 }
 
-func taskLine(t api.PlanTask) string { return t.TaskID + " | " + t.Status + " | " + t.Description }
+func taskLine(t PlanTask) string { return t.TaskID + " | " + t.Status + " | " + t.Description }
 
 // newTaskID returns 8 lowercase hex digits not used in the plan.
 func (p *plan) newTaskID() string {
@@ -92,14 +84,14 @@ func (r *run) loadPlan(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: latest plan: %w", err)
 	}
-	var tasks []api.PlanTask
+	var tasks []PlanTask
 	if err := json.Unmarshal(p.Tasks, &tasks); err != nil {
 		r.log.Warn("stored plan unreadable; starting a new plan", "planId", p.ID, "err", err)
 		return nil
 	}
 	for i := range tasks {
 		if !slices.Contains(statuses, tasks[i].Status) {
-			tasks[i].Status = statusInit // unknown or legacy (in_progress) reads as init
+			tasks[i].Status = TaskInit // unknown or legacy (in_progress) reads as init
 		}
 	}
 	old := &plan{id: p.ID, tasks: tasks}
@@ -109,14 +101,20 @@ func (r *run) loadPlan(ctx context.Context) error {
 	return nil
 }
 
+// snapshot is a copy of the plan for an event (its task list never nil).
+func (p *plan) snapshot() *Plan {
+	tasks := slices.Clone(p.tasks)
+	if tasks == nil {
+		tasks = []PlanTask{}
+	}
+	return &Plan{ID: p.id, Tasks: tasks}
+}
+
 // publishPlan emits plan.update with the whole list and stores the plan.
 func (r *run) publishPlan(ctx context.Context) error {
-	tasks := slices.Clone(r.plan.tasks)
-	if tasks == nil {
-		tasks = []api.PlanTask{}
-	}
-	r.em.PlanUpdate(r.plan.id, tasks)
-	body, err := marshal(tasks)
+	snap := r.plan.snapshot()
+	r.em.emit(Event{Type: PlanUpdate, Plan: snap})
+	body, err := marshal(snap.Tasks)
 	if err != nil {
 		return internalf("encode plan: %v", err)
 	}
@@ -159,7 +157,7 @@ func planAddTasks(_ context.Context, r *run, args string) (outcome, error) {
 	}
 	var lines []string
 	for _, t := range list {
-		nt := api.PlanTask{TaskID: r.plan.newTaskID(), Description: strings.TrimSpace(t.Description), Status: statusInit}
+		nt := PlanTask{TaskID: r.plan.newTaskID(), Description: strings.TrimSpace(t.Description), Status: TaskInit}
 		if t.Status != nil {
 			nt.Status = *t.Status
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
@@ -73,7 +72,7 @@ func TestPlanExecuteCycle(t *testing.T) {
 	id1, id2 := tasks[0].TaskID, tasks[1].TaskID
 	require.Regexp(t, `^[0-9a-f]{8}$`, id1)
 	require.NotEqual(t, "x1", id1)
-	require.Equal(t, []api.PlanTask{{TaskID: id1, Description: "First", Status: "completed"},
+	require.Equal(t, []PlanTask{{TaskID: id1, Description: "First", Status: "completed"},
 		{TaskID: id2, Description: "Second", Status: "completed"}}, tasks)
 	require.Equal(t, "init", rec.plans[0][1].Status)
 	require.Equal(t, "completed", rec.plans[1][0].Status)
@@ -87,7 +86,7 @@ func TestPlanExecuteCycle(t *testing.T) {
 
 	stored, err := e.st.GetPlan(context.Background(), "plan_run0001")
 	require.NoError(t, err)
-	var got []api.PlanTask
+	var got []PlanTask
 	require.NoError(t, json.Unmarshal(stored.Tasks, &got))
 	require.Equal(t, tasks, got)
 
@@ -229,7 +228,7 @@ func TestContinuePlan(t *testing.T) {
 	s := e.spec("a", "continue")
 	s.ContinuePlan = true
 	rec2 := newRecorder()
-	require.NoError(t, e.eng.Execute(context.Background(), s, rec2))
+	require.NoError(t, rec2.drain(e.eng.Run(context.Background(), s)))
 	rec2.requireTerminal(t, "complete:stop")
 	require.Equal(t, "plan:plan_run0001:2", rec2.list()[0], "plan.update before any model output")
 	require.Equal(t, "completed", rec2.plans[0][0].Status)
@@ -242,7 +241,7 @@ func TestContinuePlan(t *testing.T) {
 	s4 := e.spec("a", "continue, but nothing is open")
 	s4.ContinuePlan = true
 	rec4 := newRecorder()
-	require.NoError(t, e.eng.Execute(context.Background(), s4, rec4))
+	require.NoError(t, rec4.drain(e.eng.Run(context.Background(), s4)))
 	require.Equal(t, "plan:plan_run0003:2", rec4.list()[0], "run 3's plan still has an init task")
 }
 

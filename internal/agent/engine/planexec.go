@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
@@ -17,7 +16,7 @@ const maxWorkRounds = 6
 func (r *run) planExecute(ctx context.Context) error {
 	pe := r.agent.PlanExecute
 	if r.continued {
-		r.em.PlanUpdate(r.plan.id, append([]api.PlanTask(nil), r.plan.tasks...))
+		r.em.emit(Event{Type: PlanUpdate, Plan: r.plan.snapshot()})
 	} else if err := r.planStage(ctx, pe); err != nil {
 		return err
 	}
@@ -30,7 +29,7 @@ func (r *run) planExecute(ctx context.Context) error {
 		return err
 	}
 	if rp.blank() {
-		return failf(api.CodeNoFinalAnswer, "The summary produced no answer")
+		return failf(CodeNoFinalAnswer, "The summary produced no answer")
 	}
 	return nil
 }
@@ -68,7 +67,7 @@ func (r *run) planStage(ctx context.Context, pe *agentdef.PlanExecuteBlock) erro
 		}
 		ts.msgs = append(append(ts.msgs, rp.assistant()), results...)
 	}
-	return failf(api.CodePlanNotCreated, "The plan stage created no task after %d repair turns", r.repairs())
+	return failf(CodePlanNotCreated, "The plan stage created no task after %d repair turns", r.repairs())
 }
 
 // planSystem is the plan stage's system prompt: the plan prompt, the
@@ -104,7 +103,7 @@ func (r *run) executeTasks(ctx context.Context, pe *agentdef.PlanExecuteBlock) e
 		id, desc := t.TaskID, t.Description
 		ts.stage = executeStage(n)
 		r.task = id
-		r.em.TaskStart(id, desc)
+		r.em.emit(Event{Type: TaskStart, Task: &Task{ID: id, Description: desc}})
 		if err := r.taskMessage(ctx, ts.stage, id, desc); err != nil {
 			return err
 		}
@@ -112,14 +111,14 @@ func (r *run) executeTasks(ctx context.Context, pe *agentdef.PlanExecuteBlock) e
 			return err
 		}
 		switch r.plan.task(id).Status {
-		case statusCompleted:
-			r.em.TaskComplete(id)
-		case statusCanceled:
-			r.em.TaskCancel(id)
-		case statusFailed:
-			return failf(api.CodeTaskFailed, "Task %s failed", id)
+		case TaskCompleted:
+			r.em.emit(Event{Type: TaskEnd, Task: &Task{ID: id, Status: TaskCompleted}})
+		case TaskCanceled:
+			r.em.emit(Event{Type: TaskEnd, Task: &Task{ID: id, Status: TaskCanceled}})
+		case TaskFailed:
+			return failf(CodeTaskFailed, "Task %s failed", id)
 		default:
-			return &failure{info: api.ErrorInfo{Code: api.CodePlanStalled, Message: "Task " + id + " was not updated"},
+			return &failure{info: ErrorInfo{Code: CodePlanStalled, Message: "Task " + id + " was not updated"},
 				taskCode: "task_not_updated"}
 		}
 		r.task = ""
@@ -171,7 +170,7 @@ func (r *run) workRound(ctx context.Context, ts turnSpec, id string, keepText bo
 	if err != nil {
 		return false, err
 	}
-	return r.plan.task(id).Status != statusInit, nil
+	return r.plan.task(id).Status != TaskInit, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -13,7 +13,6 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -31,7 +30,7 @@ type protoRun struct {
 	e     *Engine
 	spec  Spec
 	agent agentdef.AgentDef // normalized
-	em    *lockedEmitter
+	em    *emitter
 	log   *slog.Logger
 	waits *runWaits
 
@@ -49,6 +48,8 @@ type protoRun struct {
 	turn     int                       // the top run's current turn (sink only)
 	inTurn   bool                      // a turn is open on the stream (sink only)
 	output   *protocol.Event           // the top run's EvOutput (sink only)
+	memory   agentctx.Context          // the chat memory the run starts from
+	first    bool                      // the model has not answered in the chat yet
 }
 
 // builtAgent is a converted protocol agent, or why it could not be built.
@@ -60,51 +61,55 @@ type builtAgent struct {
 // errStore cancels a run whose messages could not be stored.
 var errStore = errors.New("engine: storing the run's messages failed")
 
-// executeProtocol runs a protocol agent through the protocol runtime
-// (AGENT_PROTOCOL §§ 5.3–5.5). Like Execute it returns nil once em got its
-// terminal event, an error only for failures before anything was emitted.
-func (e *Engine) executeProtocol(ctx context.Context, spec Spec, em Emitter) error {
+// newProtoRun prepares a protocol agent's run (AGENT_PROTOCOL §§ 5.3–5.5):
+// its backends and activities, its chat memory and the stored user
+// message. runCtx is the run's context (context providers of delegates
+// use it), cancel its cancel function. execute then runs it.
+func (e *Engine) newProtoRun(ctx context.Context, spec Spec, runCtx context.Context, cancel context.CancelCauseFunc) (*protoRun, error) {
 	switch {
 	case spec.Defs == nil:
-		return errors.New("engine: spec without definitions")
+		return nil, errors.New("engine: spec without definitions")
 	case e.Store == nil || e.Models == nil:
-		return errors.New("engine: Store and Models are required")
+		return nil, errors.New("engine: Store and Models are required")
 	case spec.RunID == "" || spec.ChatID == "":
-		return errors.New("engine: spec without run id or chat id")
+		return nil, errors.New("engine: spec without run id or chat id")
 	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent), em: &lockedEmitter{em: em},
+	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
 		log: e.logger().With("runId", spec.RunID, "protocol", true), waits: newRunWaits(e, spec.RunID),
 		ctx: runCtx, cancel: cancel, agents: map[string]*builtAgent{}, models: map[string]*modelProvider{}}
-	defer p.waits.close()
 	if e.Backends != nil {
 		b, err := e.Backends(ctx, spec)
 		if err != nil {
-			return fmt.Errorf("engine: backend tools: %w", err)
+			return nil, fmt.Errorf("engine: backend tools: %w", err)
 		}
 		p.backends = lowerKeys(b)
 	}
 	if e.Activities != nil {
 		acts, err := e.Activities(ctx, spec, p.emitEdit)
 		if err != nil {
-			return fmt.Errorf("engine: protocol activities: %w", err)
+			return nil, fmt.Errorf("engine: protocol activities: %w", err)
 		}
 		p.natives = make(map[string]protocol.Activity, len(acts))
 		for k, a := range acts {
 			p.natives[lower(k)] = a
 		}
 	}
-	memory, first, err := p.loadMemory(ctx)
-	if err != nil {
-		return err
+	var err error
+	if p.memory, p.first, err = p.loadMemory(ctx); err != nil {
+		return nil, err
 	}
 	if err := p.saveUser(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	res, err := p.safeRun(runCtx, memory, first)
-	p.end(runCtx, res, err)
-	return nil
+	return p, nil
+}
+
+// execute runs the prepared run to its end, emitting through em.
+func (p *protoRun) execute(ctx context.Context, em *emitter) {
+	defer p.waits.close()
+	p.em = em
+	res, err := p.safeRun(ctx, p.memory, p.first)
+	p.end(ctx, res, err)
 }
 
 // safeRun converts the agent and runs it; a panic becomes an error.
@@ -133,8 +138,8 @@ func (p *protoRun) safeRun(ctx context.Context, memory agentctx.Context, first b
 // end emits the terminal event of the run and stores the conversation
 // entry of its end.
 func (p *protoRun) end(ctx context.Context, res *protocol.RunResult, err error) {
-	if p.em.ended() {
-		p.log.Warn("the emitter ended the run", "err", err)
+	if p.em.over() {
+		p.log.Warn("the run's consumer stopped reading", "err", err)
 		return
 	}
 	if err == nil {
@@ -143,25 +148,22 @@ func (p *protoRun) end(ctx context.Context, res *protocol.RunResult, err error) 
 		}
 	}
 	if err == nil {
-		p.em.do(func(em Emitter) {
-			em.TurnEnd()
-			if res.Ledger != nil {
-				em.CompleteLedger(res.FinishReason, apiLedger(res.Ledger))
-				return
-			}
-			em.Complete(res.FinishReason)
-		})
+		end := &End{FinishReason: res.FinishReason, Ledger: res.Ledger, Usage: res.Usage}
+		if res.HasOutput && p.output != nil {
+			end.Answer = p.output.Text
+		}
+		p.em.emit(Event{Type: TurnEnd}, Event{Type: RunComplete, End: end})
 		return
 	}
 	info := p.failure(ctx, err)
 	p.log.Info("protocol run failed", "code", info.Code, "message", info.Message)
-	p.em.do(func(em Emitter) { em.Fail(info) })
+	p.em.emit(Event{Type: RunError, End: &End{Error: &info}})
 }
 
 // failure converts a run error into the run.error info: a storage failure
 // or a panic is internal_error, a done run context run_aborted, a model
 // failure model_error.
-func (p *protoRun) failure(ctx context.Context, err error) api.ErrorInfo {
+func (p *protoRun) failure(ctx context.Context, err error) ErrorInfo {
 	var f *failure
 	var le *llm.Error
 	switch {
@@ -170,30 +172,12 @@ func (p *protoRun) failure(ctx context.Context, err error) api.ErrorInfo {
 	case errors.Is(context.Cause(ctx), errStore):
 		return internalf("%v", p.storageError()).info
 	case ctx.Err() != nil:
-		return api.ErrorInfo{Code: api.CodeRunAborted, Message: "The run was aborted", Retriable: true}
+		return ErrorInfo{Code: CodeRunAborted, Message: "The run was aborted", Retriable: true}
 	case errors.As(err, &le):
 		p.log.Warn("model call failed", "err", err)
 		return modelErrorInfo(err)
 	}
 	return internalf("%v", err).info
-}
-
-// apiLedger converts the runtime's ledger; its lists are never null.
-func apiLedger(l *protocol.Ledger) *api.Ledger {
-	out := &api.Ledger{Cap: l.Cap, Turns: l.Turns, ModelCalls: l.ModelCalls, Repairs: l.Repairs, ToolCalls: l.ToolCalls,
-		Tokens: api.LedgerTokens{Prompt: l.Tokens.Prompt, Completion: l.Tokens.Completion}, ElapsedMs: l.ElapsedMs,
-		PendingCalls: []api.PendingCall{}, LastErrors: nonNilStrings(l.LastErrors)}
-	for _, c := range l.PendingCalls {
-		out.PendingCalls = append(out.PendingCalls, api.PendingCall{ToolID: c.ToolID, Tool: c.Tool, WaitingOn: nonNilStrings(c.WaitingOn)})
-	}
-	return out
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // inputMessage is the run's `input`: {message, params?, references?} of the
@@ -210,37 +194,16 @@ func (p *protoRun) inputMessage() agentctx.Message {
 		v.Set("params", params)
 	}
 	if len(p.spec.References) > 0 {
-		if b, err := api.Encode(p.spec.References); err == nil {
-			if refs, err := agentctx.Decode(b); err == nil {
-				v.Set("references", refs)
-			}
+		if refs, err := agentctx.Decode(p.spec.References); err == nil {
+			v.Set("references", refs)
 		}
 	}
 	return agentctx.Message{Type: agentctx.TypeInput, Kind: string(agentctx.TypeInput), Value: v, HasValue: true}
 }
 
-// lockedEmitter serialises the emitter: the runtime's sink, the activities
-// and the approver emit from several goroutines.
-type lockedEmitter struct {
-	mu sync.Mutex
-	em Emitter
-}
-
-func (l *lockedEmitter) do(f func(Emitter)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f(l.em)
-}
-
-func (l *lockedEmitter) ended() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.em.Ended()
-}
-
 // emitEdit streams an applied edit of call toolID as document.edit.
 func (p *protoRun) emitEdit(toolID string, e tool.Edit) {
-	p.em.do(func(em Emitter) { em.DocumentEdit(toolID, e) })
+	p.em.emit(Event{Type: DocumentEdit, ToolID: toolID, Edit: &e})
 }
 
 // fail records the first storage failure and cancels the run.
@@ -271,16 +234,16 @@ func toolKind(fileKind string) CallKind {
 	return CallBackend
 }
 
-// errorResultText is the platform's error result for a failed call
+// errorResult is the platform's error result for a failed call
 // ({"tool","ok":false,"code","error"}, § 7.1) from the runtime's payload.
-func errorResultText(ev protocol.Event) string {
+func errorResult(ev protocol.Event) outcome {
 	var payload struct {
 		Error string `json:"error"`
 	}
 	if json.Unmarshal([]byte(ev.Result), &payload) != nil || payload.Error == "" {
 		payload.Error = ev.Result
 	}
-	return errorText(ev.ToolName, string(ev.Code), payload.Error)
+	return errorOutcome(ev.ToolName, string(ev.Code), payload.Error)
 }
 
 // resultText is the tool.result string of a successful call: the result's

@@ -13,7 +13,6 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -306,7 +305,7 @@ func (c *protoConfirmer) Confirm(ctx context.Context, req protocol.CallConfirmat
 	if err != nil {
 		return d, err
 	}
-	p.em.do(func(em Emitter) { em.Submit(req.ApprovalID, params) })
+	p.em.emit(Event{Type: Submitted, ToolID: req.ApprovalID, Answer: params})
 	return d, nil
 }
 
@@ -324,7 +323,7 @@ func (ap *protoApprover) Decide(ctx context.Context, req protocol.ScopeRequest) 
 		return d, err
 	}
 	if params != nil {
-		p.em.do(func(em Emitter) { em.Submit(approvalID(req.ToolID), params) })
+		p.em.emit(Event{Type: Submitted, ToolID: approvalID(req.ToolID), Answer: params})
 	}
 	return d, nil
 }
@@ -350,7 +349,7 @@ func (p *protoRun) runFrontend(ctx context.Context, call *protocol.Call, _ *prot
 		return protocol.Result{}, fmt.Errorf("%w runId=%s, toolId=%s: %w", errFrontendTimeout, p.spec.RunID, call.ToolID,
 			context.DeadlineExceeded)
 	}
-	p.em.do(func(em Emitter) { em.Submit(call.ToolID, payload) })
+	p.em.emit(Event{Type: Submitted, ToolID: call.ToolID, Answer: payload})
 	v, err := agentctx.Decode(payload)
 	if err != nil {
 		return protocol.Result{Value: string(payload)}, nil
@@ -377,11 +376,11 @@ func (p *protoRun) runBackend(ctx context.Context, name string, impl tool.Tool, 
 		p.log.Info("backend tool failed; retrying", "tool", name, "toolId", call.ToolID, "attempt", attempt+1, "err", err)
 	}
 	if len(res.Edits) > 0 {
-		p.em.do(func(em Emitter) {
-			for _, e := range res.Edits {
-				em.DocumentEdit(call.ToolID, e)
-			}
-		})
+		evs := make([]Event, len(res.Edits))
+		for i := range res.Edits {
+			evs[i] = Event{Type: DocumentEdit, ToolID: call.ToolID, Edit: &res.Edits[i]}
+		}
+		p.em.emit(evs...)
 	}
 	switch {
 	case err != nil:
@@ -389,7 +388,7 @@ func (p *protoRun) runBackend(ctx context.Context, name string, impl tool.Tool, 
 	case res.IsError:
 		code := res.Code
 		if code == "" {
-			code = api.ToolCodeFailed
+			code = ToolCodeFailed
 		}
 		return protocol.Result{}, fmt.Errorf("%s (%s)", res.Text, code)
 	case res.Text == "":
@@ -436,7 +435,7 @@ func (p *protoRun) attemptBackend(ctx context.Context, impl tool.Tool, toolID, a
 	case a.err != nil:
 		return tool.Result{}, true, a.err
 	}
-	return a.res, a.res.IsError && (a.res.Code == "" || a.res.Code == api.ToolCodeFailed), nil
+	return a.res, a.res.IsError && (a.res.Code == "" || a.res.Code == ToolCodeFailed), nil
 }
 
 // provider is the runtime's Provider: the model of a key with the settings
@@ -461,7 +460,7 @@ func (p *protoRun) modelFor(cfg agentdef.ModelConfig) (*modelProvider, error) {
 	}
 	prov, m, err := p.e.Models.Provider(cfg.ModelKey)
 	if err != nil {
-		return nil, failf(api.CodeModelError, "model %q: %v", cfg.ModelKey, err)
+		return nil, failf(CodeModelError, "model %q: %v", cfg.ModelKey, err)
 	}
 	mp := &modelProvider{p: prov, model: m, cfg: cfg, timeout: p.agent.Budget.Model.Timeout(), log: p.log, retry: p.e.modelRetry}
 	p.models[cfg.ModelKey] = mp

@@ -51,7 +51,7 @@ func confirmRun(t *testing.T, timeoutMs string, decide func(e *env, runID, appro
 	s := e.spec("a", "edit")
 	rec := newRecorder()
 	done := make(chan error, 1)
-	go func() { done <- e.eng.Execute(context.Background(), s, rec) }()
+	go func() { done <- rec.drain(e.eng.Run(context.Background(), s)) }()
 	require.Eventually(t, func() bool { return len(rec.filter("approval.request:")) == 1 }, waitLong, tick)
 	decide(e, s.RunID, "calls:"+s.RunID+"_call_1_0")
 	select {

@@ -3,15 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 )
 
-// sink maps the runtime's events onto the stream and chat memory
+// sink maps the runtime's events onto the run's events and chat memory
 // (AGENT_PROTOCOL §§ 5.3, 5.5, DG6). The runtime calls it serialised; the
 // events of a sub-run (Depth > 0) are advisor.snapshot, scope.* and the
 // steps, forwarded with their parent tool id.
@@ -26,7 +24,9 @@ func (p *protoRun) sink(ev protocol.Event) {
 		}
 		return
 	case protocol.EvAdvisorSnapshot:
-		p.advisorSnapshot(ev)
+		if ev.Opinion != nil {
+			p.em.emit(Event{Type: AdvisorSnapshot, Turn: ev.Turn, ParentToolID: ev.ParentToolID, Opinion: ev.Opinion})
+		}
 		return
 	case protocol.EvScopeRequest:
 		p.scopeRequest(ev)
@@ -46,51 +46,45 @@ func (p *protoRun) sink(ev protocol.Event) {
 	}
 	switch ev.Type {
 	case protocol.EvTurnStart:
-		p.em.do(func(em Emitter) {
-			if p.inTurn {
-				em.TurnEnd()
-			}
-		})
+		if p.inTurn {
+			p.em.emit(Event{Type: TurnEnd})
+		}
 		p.turn, p.inTurn = ev.Turn, true
 	case protocol.EvReasoning:
-		p.em.do(func(em Emitter) { em.Reasoning(ev.Text) })
+		p.em.emit(Event{Type: ReasoningDelta, Delta: ev.Text})
 	case protocol.EvToolStart:
 		p.toolStart(ev)
 	case protocol.EvToolResult:
-		text := resultText(ev.Result)
+		res := outcome{text: resultText(ev.Result)}
 		if !ev.OK {
-			text = errorResultText(ev)
+			res = errorResult(ev)
 		}
-		p.em.do(func(em Emitter) { em.ToolResult(ev.ToolID, text) })
+		p.em.emit(Event{Type: ToolResult, ToolID: ev.ToolID, Result: &Result{Text: res.text, Error: res.err}})
 	case protocol.EvOutput:
 		out := ev
 		p.output = &out
-		p.em.do(func(em Emitter) {
-			em.TurnEnd() // the output is its own content block
-			em.Content(ev.Text)
-			em.TurnEnd()
-		})
+		// the output is its own content block
+		p.em.emit(Event{Type: TurnEnd}, Event{Type: ContentDelta, Delta: ev.Text}, Event{Type: TurnEnd})
 		p.inTurn = false
 	}
 }
 
-// toolStart opens one call on the stream: tool.start (action.start for an
-// action) with the parameters, one tool.args with their JSON, tool.end. A
-// frontend call registers its wait first, so a client answering right
-// after tool.end is matched.
+// toolStart opens one call on the stream: tool.start with the parameters,
+// one tool.args with their JSON, tool.end. A frontend call registers its
+// wait first, so a client answering right after tool.end is matched.
 func (p *protoRun) toolStart(ev protocol.Event) {
 	params := encodeObject(ev.Params)
 	c := Call{ID: ev.ToolID, Name: ev.ToolName, Kind: toolKind(ev.FileKind), ToolType: ev.ToolType,
 		ToolParams: json.RawMessage(params), Description: ev.Description}
 	if c.ToolType == "" {
-		c.ToolType = api.ToolTypeFunction
+		c.ToolType = ToolTypeFunction
 	}
 	if def, ok := p.spec.Defs.Tool(ev.ToolName); ok {
 		c.ToolAPI = toolAPI(def.ToolAPI)
 		if c.Kind == CallFrontend {
-			c.ToolType, c.ToolKey = api.ToolTypeHTML, def.ViewportKey
+			c.ToolType, c.ToolKey = ToolTypeHTML, def.ViewportKey
 			if vp, ok := p.spec.Defs.Viewport(def.ViewportKey); ok && vp.Kind == agentdef.ViewportQLC {
-				c.ToolType = api.ToolTypeQLC
+				c.ToolType = ToolTypeQLC
 			}
 			c.ToolTimeout = p.e.frontendTimeout().Milliseconds()
 		}
@@ -98,31 +92,8 @@ func (p *protoRun) toolStart(ev protocol.Event) {
 	if c.Kind == CallFrontend {
 		p.waits.open(ev.ToolID, nil)
 	}
-	p.em.do(func(em Emitter) {
-		em.CallStart(c)
-		em.CallArgs(c.ID, params)
-		em.CallEnd(c.ID)
-	})
-}
-
-// advisorSnapshot emits one opinion (advisor.snapshot).
-func (p *protoRun) advisorSnapshot(ev protocol.Event) {
-	o := ev.Opinion
-	if o == nil {
-		return
-	}
-	s := api.AdvisorSnapshot{Turn: ev.Turn, AdvisorID: o.ID, Instance: o.Instance, RawCalls: o.RawCalls,
-		Consulted: o.Consulted, ParentToolID: ev.ParentToolID}
-	s.Opinion = json.RawMessage(encodeObject(o.Answer))
-	weights := &agentctx.Object{}
-	for _, w := range o.Weights {
-		weights.Set(w.Tool, json.Number(strconv.FormatFloat(w.Value, 'f', -1, 64)))
-	}
-	s.Weights = json.RawMessage(encodeObject(weights))
-	for _, w := range o.Warnings {
-		s.Warnings = append(s.Warnings, api.Warning{Code: string(w.Code), Message: w.Message})
-	}
-	p.em.do(func(em Emitter) { em.AdvisorSnapshot(s) })
+	p.em.emit(Event{Type: ToolStart, ToolID: c.ID, Call: &c}, Event{Type: ToolArgs, ToolID: c.ID, Delta: params},
+		Event{Type: ToolEnd, ToolID: c.ID})
 }
 
 // scopeRequest registers the approval's pending key, then emits
@@ -133,51 +104,32 @@ func (p *protoRun) scopeRequest(ev protocol.Event) {
 		return
 	}
 	p.waits.openScope(*req)
-	s := api.ScopeRequest{ToolID: req.ToolID, ToolName: req.Tool, Instance: req.Instance, ApprovalID: approvalID(req.ToolID),
-		Provisioned: slices.Clone(req.Provisioned), Scopes: slices.Clone(req.Requested), TimeoutMs: req.Timeout.Milliseconds(),
-		ParentToolID: req.ParentToolID}
-	for _, pv := range req.Preview {
-		s.Preview = append(s.Preview, api.ScopePreview{Scope: pv.Scope, Bytes: pv.Bytes, Keys: nonNilStrings(pv.Keys)})
-	}
-	p.em.do(func(em Emitter) { em.ScopeRequest(s) })
+	r := *req
+	p.em.emit(Event{Type: ScopeRequest, ToolID: r.ToolID, ParentToolID: r.ParentToolID, Scope: &r})
 }
 
 // scopeDecision emits scope.decision with the effective grant.
 func (p *protoRun) scopeDecision(ev protocol.Event) {
-	d := ev.Decision
-	if d == nil {
+	if ev.Decision == nil {
 		return
 	}
-	s := api.ScopeDecision{ToolID: ev.ToolID, ApprovalID: approvalID(ev.ToolID), Decision: d.Verdict,
-		Scopes: slices.Clone(d.Scopes), Reason: d.Reason, By: d.By, Remember: d.Remember, ParentToolID: ev.ParentToolID}
-	if s.By == "" {
-		s.By = protocol.ByUser
+	d := *ev.Decision
+	if d.By == "" {
+		d.By = protocol.ByUser
 	}
-	p.em.do(func(em Emitter) { em.ScopeDecision(s) })
+	p.em.emit(Event{Type: ScopeDecision, ToolID: ev.ToolID, ParentToolID: ev.ParentToolID, ScopeDecision: &d})
 }
 
 // approvalRequest registers the edit approval's pending key, then emits
 // approval.request with the held calls, their resolved parameters and
 // previews.
 func (p *protoRun) approvalRequest(ev protocol.Event) {
-	req := ev.Confirm
-	if req == nil {
+	if ev.Confirm == nil {
 		return
 	}
-	p.waits.openCalls(*req)
-	a := api.ApprovalRequest{ApprovalID: req.ApprovalID, Turn: req.Turn, TimeoutMs: req.Timeout.Milliseconds(),
-		ParentToolID: req.ParentToolID, Calls: []api.ApprovalCall{}}
-	for _, c := range req.Calls {
-		call := api.ApprovalCall{ToolID: c.ToolID, ToolName: c.Tool, Instance: c.Instance,
-			ToolParams: json.RawMessage(encodeObject(c.Args)), Preview: json.RawMessage("null")}
-		if c.Preview != nil {
-			if b, err := agentctx.Encode(c.Preview); err == nil {
-				call.Preview = b
-			}
-		}
-		a.Calls = append(a.Calls, call)
-	}
-	p.em.do(func(em Emitter) { em.ApprovalRequest(a) })
+	p.waits.openCalls(*ev.Confirm)
+	a := approvalOf(ev.Confirm)
+	p.em.emit(Event{Type: ApprovalRequest, ParentToolID: a.ParentToolID, Approval: a})
 }
 
 // approvalDecision emits approval.decision.
@@ -186,12 +138,39 @@ func (p *protoRun) approvalDecision(ev protocol.Event) {
 	if d == nil || req == nil {
 		return
 	}
-	a := api.ApprovalDecision{ApprovalID: req.ApprovalID, Decision: d.Verdict, Approved: nonNilStrings(slices.Clone(d.Approved)),
-		Denied: nonNilStrings(slices.Clone(d.Denied)), Reason: d.Reason, By: d.By, ParentToolID: req.ParentToolID}
-	if a.By == "" {
-		a.By = protocol.ByUser
+	out := *d
+	out.Approved, out.Denied = nonNil(slices.Clone(d.Approved)), nonNil(slices.Clone(d.Denied))
+	if out.By == "" {
+		out.By = protocol.ByUser
 	}
-	p.em.do(func(em Emitter) { em.ApprovalDecision(a) })
+	a := approvalOf(req)
+	p.em.emit(Event{Type: ApprovalDecision, ParentToolID: a.ParentToolID, Approval: a, Decision: &out})
+}
+
+// approvalOf converts a call confirmation: the calls' resolved parameters
+// as JSON, previews as JSON (empty when unknown).
+func approvalOf(req *protocol.CallConfirmation) *Approval {
+	a := &Approval{ID: req.ApprovalID, Turn: req.Turn, Timeout: req.Timeout, ParentToolID: req.ParentToolID,
+		Calls: []ApprovalCall{}}
+	for _, c := range req.Calls {
+		call := ApprovalCall{ToolID: c.ToolID, ToolName: c.Tool, Instance: c.Instance,
+			Params: json.RawMessage(encodeObject(c.Args))}
+		if c.Preview != nil {
+			if b, err := agentctx.Encode(c.Preview); err == nil {
+				call.Preview = b
+			}
+		}
+		a.Calls = append(a.Calls, call)
+	}
+	return a
+}
+
+// nonNil returns s, or an empty slice for nil.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // sortedKeys returns the keys of m in ascending order.

@@ -178,7 +178,7 @@ func scopeRun(t *testing.T, timeoutMs string, decide func(e *env, runID string))
 	s := e.spec("a", "when")
 	rec := newRecorder()
 	done := make(chan error, 1)
-	go func() { done <- e.eng.Execute(context.Background(), s, rec) }()
+	go func() { done <- rec.drain(e.eng.Run(context.Background(), s)) }()
 	require.Eventually(t, func() bool { return len(rec.filter("scope.request:")) == 1 }, waitLong, tick)
 	decide(e, s.RunID)
 	select {
@@ -333,7 +333,7 @@ func TestProtocolFrontendAndAction(t *testing.T) {
 	rec.requireTerminal(t, "complete:stop")
 	aid := s.RunID + "_call_1_0"
 	require.Equal(t, []string{"start:" + aid + ":highlight:action", "start:" + fid + ":pick_date:frontend"}, rec.filter("start:"))
-	require.Equal(t, []string{"result:" + aid + ":OK"}, rec.filter("result:"+aid), "the calls run in parallel")
+	require.Equal(t, []string{"action:" + aid + ":OK"}, rec.filter("action:"+aid), "the calls run in parallel")
 	require.Equal(t, []string{
 		"submit:" + fid + `:{"date":"2024-05-01"}`,
 		"result:" + fid + `:{"date":"2024-05-01"}`,

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -25,9 +25,9 @@ const (
 // errSubmitTimeout ends a run with run.complete "timeout" (§ 4.1 step 5).
 var errSubmitTimeout = errors.New("engine: frontend submit timeout")
 
-// errEnded stops a run whose emitter has ended on its own (an assembler
-// violation): nothing more is emitted.
-var errEnded = errors.New("engine: the emitter has ended")
+// errEnded stops a run whose consumer stopped reading: nothing more is
+// emitted.
+var errEnded = errors.New("engine: the run's consumer stopped reading")
 
 // errRunTimeout is the cancel cause of the run deadline.
 var errRunTimeout = errors.New("engine: run timeout")
@@ -35,7 +35,7 @@ var errRunTimeout = errors.New("engine: run timeout")
 // failure is an error that ends the run with run.error info. TaskCode, when
 // set, is the task.fail code of the active task (else info.Code).
 type failure struct {
-	info     api.ErrorInfo
+	info     ErrorInfo
 	taskCode string
 }
 
@@ -43,12 +43,12 @@ func (f *failure) Error() string { return f.info.Code + ": " + f.info.Message }
 
 // failf returns a non-retriable failure.
 func failf(code, format string, args ...any) *failure {
-	return &failure{info: api.ErrorInfo{Code: code, Message: fmt.Sprintf(format, args...)}}
+	return &failure{info: ErrorInfo{Code: code, Message: fmt.Sprintf(format, args...)}}
 }
 
 // internalf returns an internal_error failure.
 func internalf(format string, args ...any) *failure {
-	return failf(api.CodeInternalError, format, args...)
+	return failf(CodeInternalError, format, args...)
 }
 
 // providerModel is a resolved modelKey.
@@ -64,7 +64,7 @@ type run struct {
 	e     *Engine
 	spec  Spec
 	agent *agentdef.AgentDef // normalized: the defaults filled in
-	em    Emitter
+	em    *emitter
 	log   *slog.Logger
 
 	deadline *deadline
@@ -82,36 +82,49 @@ type run struct {
 	turnCalls             []*callState // the calls of the turn being executed
 	waiting               []*callState // frontend calls with a registered wait
 
-	results   map[string]string // latest successful result text per tool (argument templates)
-	disclosed []string          // skills disclosed in this run, in order
-	plan      *plan             // PLAN_EXECUTE only
-	continued bool              // the plan continues an earlier one
-	task      string            // the active task id
-	execMsgs  []llm.Message     // the execute history (summary stage)
+	results map[string]string // latest successful result text per tool (argument templates)
+	answer  string            // the text of the last reply (End.Answer)
+	usage   llm.Usage         // the usage of every model call so far
+	// outOfSteps: REACT used all its steps with tools (End.OutOfSteps)
+	outOfSteps bool
+	disclosed  []string      // skills disclosed in this run, in order
+	plan       *plan         // PLAN_EXECUTE only
+	continued  bool          // the plan continues an earlier one
+	task       string        // the active task id
+	execMsgs   []llm.Message // the execute history (summary stage)
 }
 
-// Execute runs spec to its end, streaming through em. It returns nil after
-// em received its terminal event (run.complete or run.error); an error only
-// for failures before anything was emitted (bad spec, storage failure while
-// loading the memory window).
+// Run runs spec to its end and streams its events: the last one is
+// RunComplete or RunError. A non-nil error is yielded, alone, only for a
+// failure before the run started (a bad spec, a storage failure while
+// loading the memory window). Stopping the iteration cancels the run.
 //
 // An agent with a protocol block runs through the protocol runtime instead
 // of the modes (AGENT_PROTOCOL § 5).
-func (e *Engine) Execute(ctx context.Context, spec Spec, em Emitter) error {
-	if spec.Agent.Protocol != nil {
-		return e.executeProtocol(ctx, spec, em)
+func (e *Engine) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		runCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := func() { cancel(errStopped) }
+		if spec.Agent.Protocol != nil {
+			p, err := e.newProtoRun(ctx, spec, runCtx, cancel)
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			funnel(runCtx, yield, stop, p.execute)
+			return
+		}
+		r, err := e.newRun(ctx, spec, direct(yield, stop))
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		r.deadline = startDeadline(r.agent.Budget.RunTimeout(), func() { cancel(errRunTimeout) })
+		defer r.deadline.stop()
+		defer r.dropWaits()
+		r.end(runCtx, r.safeExecute(runCtx))
 	}
-	r, err := e.newRun(ctx, spec, em)
-	if err != nil {
-		return err
-	}
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	r.deadline = startDeadline(r.agent.Budget.RunTimeout(), func() { cancel(errRunTimeout) })
-	defer r.deadline.stop()
-	defer r.dropWaits()
-	r.end(runCtx, r.safeExecute(runCtx))
-	return nil
 }
 
 // safeExecute runs the mode; a panic becomes an internal_error.
@@ -127,7 +140,7 @@ func (r *run) safeExecute(ctx context.Context) (err error) {
 
 // newRun checks spec and prepares the run: backends, memory window, plan
 // scope and the stored user message.
-func (e *Engine) newRun(ctx context.Context, spec Spec, em Emitter) (*run, error) {
+func (e *Engine) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
 	switch {
 	case spec.Defs == nil:
 		return nil, errors.New("engine: spec without definitions")
@@ -180,24 +193,24 @@ func (r *run) execute(ctx context.Context) error {
 // end emits the terminal event for the outcome err of execute (§ 3.5).
 func (r *run) end(ctx context.Context, err error) {
 	switch {
-	case r.em.Ended():
-		r.log.Warn("the emitter ended the run", "err", err)
+	case r.em.over():
+		r.log.Warn("the run's consumer stopped reading", "err", err)
 		return
 	case err == nil:
-		r.em.Complete(api.FinishStop)
+		r.em.emit(Event{Type: RunComplete, End: r.ending(FinishStop)})
 		return
 	case errors.Is(err, errSubmitTimeout):
-		r.em.Complete(api.FinishTimeout)
+		r.em.emit(Event{Type: RunComplete, End: r.ending(FinishTimeout)})
 		return
 	}
 	f := r.failure(ctx, err)
 	r.log.Info("run failed", "code", f.info.Code, "message", f.info.Message)
 	if r.inTurn {
-		r.em.TurnEnd()
+		r.em.emit(Event{Type: TurnEnd})
 		r.inTurn = false
 	}
 	for _, c := range slices.Clone(r.pending) {
-		r.emitResult(c, skippedText(c.name, "the run failed ("+f.info.Code+")"))
+		r.emitResult(c, skipped(c.name, "the run failed ("+f.info.Code+")"))
 	}
 	r.pending = nil
 	if r.task != "" {
@@ -205,10 +218,20 @@ func (r *run) end(ctx context.Context, err error) {
 		if code == "" {
 			code = f.info.Code
 		}
-		r.em.TaskFail(r.task, api.TaskError{Code: code, Message: f.info.Message})
+		r.em.emit(Event{Type: TaskEnd, Task: &Task{ID: r.task, Status: TaskFailed,
+			Error: &ErrorInfo{Code: code, Message: f.info.Message}}})
 		r.task = ""
 	}
-	r.em.Fail(f.info)
+	info := f.info
+	end := r.ending("")
+	end.Error = &info
+	r.em.emit(Event{Type: RunError, End: end})
+}
+
+// ending is the End of the run with finishReason: its answer (the last
+// reply's text), whether the steps ran out, and its usage.
+func (r *run) ending(finishReason string) *End {
+	return &End{FinishReason: finishReason, Answer: r.answer, OutOfSteps: r.outOfSteps, Usage: r.usage}
 }
 
 // failure converts err into the run.error to emit: a done run context wins
@@ -216,10 +239,10 @@ func (r *run) end(ctx context.Context, err error) {
 func (r *run) failure(ctx context.Context, err error) *failure {
 	if ctx.Err() != nil {
 		if errors.Is(context.Cause(ctx), errRunTimeout) {
-			return &failure{info: api.ErrorInfo{Code: api.CodeRunTimeout, Retriable: true,
+			return &failure{info: ErrorInfo{Code: CodeRunTimeout, Retriable: true,
 				Message: fmt.Sprintf("Run timeout: budget.runTimeoutMs=%d", r.agent.Budget.RunTimeoutMs)}}
 		}
-		return &failure{info: api.ErrorInfo{Code: api.CodeRunAborted, Message: "The run was aborted", Retriable: true}}
+		return &failure{info: ErrorInfo{Code: CodeRunAborted, Message: "The run was aborted", Retriable: true}}
 	}
 	var f *failure
 	if errors.As(err, &f) {
@@ -263,7 +286,7 @@ func (r *run) provider(key string) (providerModel, error) {
 	}
 	p, m, err := r.e.Models.Provider(key)
 	if err != nil {
-		return providerModel{}, failf(api.CodeModelError, "model %q: %v", key, err)
+		return providerModel{}, failf(CodeModelError, "model %q: %v", key, err)
 	}
 	pm := providerModel{p: p, m: m}
 	r.models[key] = pm

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/aitexteditor/aite/internal/api"
 )
 
 // SkillRunScript is the name of the built-in skill script tool (§ 7.2).
@@ -128,7 +126,7 @@ func runSkillScript(ctx context.Context, r *run, raw string) (outcome, error) {
 }
 
 func invalidScript(format string, args ...any) outcome {
-	return errorOutcome(SkillRunScript, api.ToolCodeInvalidArguments, fmt.Sprintf(format, args...))
+	return errorOutcome(SkillRunScript, ToolCodeInvalidArguments, fmt.Sprintf(format, args...))
 }
 
 // scriptTimeout applies the default and the maximum.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 )
 
@@ -85,7 +84,7 @@ func TestSkillRunScript(t *testing.T) {
 	r := &run{e: e.eng, spec: s, agent: &s.Agent}
 	skill, _ := e.snap.Skill("calc")
 	require.NoError(t, os.Symlink(filepath.Join(skill.Dir, "..", "..", "outside.sh"), filepath.Join(skill.Dir, "link.sh")))
-	invalid := func(text string) string { return errJSON(SkillRunScript, api.ToolCodeInvalidArguments, text) }
+	invalid := func(text string) string { return errJSON(SkillRunScript, ToolCodeInvalidArguments, text) }
 	cases := []struct {
 		name, args, want string
 	}{

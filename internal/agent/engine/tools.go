@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -149,7 +148,7 @@ func (r *run) newCall(id, name string, tools *toolSet) *callState {
 
 // wire returns the tool.start / action.start description of c.
 func (r *run) wire(c *callState) Call {
-	w := Call{ID: c.id, Name: c.name, Kind: c.kind, ToolType: api.ToolTypeFunction}
+	w := Call{ID: c.id, Name: c.name, Kind: c.kind, ToolType: ToolTypeFunction}
 	if c.entry == nil || c.entry.def == nil {
 		return w
 	}
@@ -157,9 +156,9 @@ func (r *run) wire(c *callState) Call {
 	w.Description, w.ToolAPI = def.Description, toolAPI(def.ToolAPI)
 	switch c.kind {
 	case CallFrontend:
-		w.ToolType, w.ToolKey = api.ToolTypeHTML, def.ViewportKey
+		w.ToolType, w.ToolKey = ToolTypeHTML, def.ViewportKey
 		if vp, ok := r.spec.Defs.Viewport(def.ViewportKey); ok && vp.Kind == agentdef.ViewportQLC {
-			w.ToolType = api.ToolTypeQLC
+			w.ToolType = ToolTypeQLC
 		}
 		w.ToolTimeout = r.e.frontendTimeout().Milliseconds()
 	case CallAction:

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
@@ -88,7 +87,7 @@ func (rp *reply) assistant() llm.Message {
 // turn streams one model turn (§§ 3.3, 3.4) and stores its messages.
 func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
 	if r.modelCalls >= r.agent.Budget.Model.MaxCalls {
-		return nil, failf(api.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=%d", r.agent.Budget.Model.MaxCalls)
+		return nil, failf(CodeBudgetExceeded, "Budget exceeded: model.maxCalls=%d", r.agent.Budget.Model.MaxCalls)
 	}
 	r.modelCalls++
 	pm, err := r.provider(ts.config.ModelKey)
@@ -108,9 +107,13 @@ func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
 	for _, c := range rp.calls {
 		r.endCall(c)
 	}
-	r.em.TurnEnd()
+	r.em.emit(Event{Type: TurnEnd})
 	r.inTurn = false
 	rp.took = time.Since(start)
+	r.usage = r.usage.Add(rp.usage)
+	if len(rp.calls) == 0 {
+		r.answer = rp.content()
+	}
 	if err := r.saveReply(ctx, ts.stage, rp); err != nil {
 		return nil, err
 	}
@@ -131,7 +134,7 @@ func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *
 		case errors.As(err, new(*failure)) || errors.Is(err, errEnded):
 			return err
 		case timedOut:
-			return &failure{info: api.ErrorInfo{Code: api.CodeModelError, Retriable: true,
+			return &failure{info: ErrorInfo{Code: CodeModelError, Retriable: true,
 				Message: fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", r.agent.Budget.Model.TimeoutMs)}}
 		}
 		again, final := retry.after(ctx, err, attempt, n)
@@ -169,7 +172,7 @@ func (r *run) consume(rp *reply, seq iter.Seq2[llm.Event, error]) (int, error) {
 		if err := r.onEvent(rp, ev); err != nil {
 			return n, err
 		}
-		if r.em.Ended() {
+		if r.em.over() {
 			return n, errEnded
 		}
 	}
@@ -215,9 +218,9 @@ func (r *run) text(rp *reply, kind, delta string) {
 	}
 	cur.text.WriteString(delta)
 	if kind == blockReasoning {
-		r.em.Reasoning(delta)
+		r.em.emit(Event{Type: ReasoningDelta, Delta: delta})
 	} else {
-		r.em.Content(delta)
+		r.em.emit(Event{Type: ContentDelta, Delta: delta})
 	}
 }
 
@@ -254,7 +257,8 @@ func (r *run) callStart(rp *reply, ev llm.Event) *callState {
 	if c.kind == CallFrontend {
 		r.registerWait(c)
 	}
-	r.em.CallStart(r.wire(c))
+	w := r.wire(c)
+	r.em.emit(Event{Type: ToolStart, ToolID: c.id, Call: &w})
 	return c
 }
 
@@ -264,14 +268,14 @@ func (r *run) callArgs(rp *reply, ev llm.Event) error {
 	c := rp.byIndex[ev.Index]
 	switch {
 	case c == nil:
-		return failf(api.CodeModelError, "argument fragment for an unknown call (index %d)", ev.Index)
+		return failf(CodeModelError, "argument fragment for an unknown call (index %d)", ev.Index)
 	case !c.open:
-		return failf(api.CodeModelError, "argument fragment for a call that has already ended: %s", c.id)
+		return failf(CodeModelError, "argument fragment for a call that has already ended: %s", c.id)
 	case ev.Text == "":
 		return nil
 	}
 	c.args.WriteString(ev.Text)
-	r.em.CallArgs(c.id, ev.Text)
+	r.em.emit(Event{Type: ToolArgs, ToolID: c.id, Delta: ev.Text})
 	return nil
 }
 
@@ -288,7 +292,7 @@ func (r *run) callEnd(rp *reply, ev llm.Event) {
 		c.final = ev.Call.Arguments
 		if c.args.Len() == 0 && c.open {
 			c.args.WriteString(c.final)
-			r.em.CallArgs(c.id, c.final)
+			r.em.emit(Event{Type: ToolArgs, ToolID: c.id, Delta: c.final})
 		}
 	}
 	r.endCall(c)
@@ -298,7 +302,7 @@ func (r *run) callEnd(rp *reply, ev llm.Event) {
 func (r *run) endCall(c *callState) {
 	if c.open {
 		c.open = false
-		r.em.CallEnd(c.id)
+		r.em.emit(Event{Type: ToolEnd, ToolID: c.id})
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 )
 
 // waits holds the pending waits of all runs: frontend calls keyed
@@ -107,7 +107,7 @@ func (e *Engine) Submit(runID, toolID string, payload json.RawMessage) bool {
 // valid decision for that request (malformed, or scopes outside it) and the
 // approval stays pending.
 func (e *Engine) SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error) {
-	if !strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
+	if !strings.HasPrefix(toolID, ScopeApprovalPrefix) {
 		return false, nil
 	}
 	return e.waits.releaseChecked(waitKey(runID, toolID), params)
@@ -121,7 +121,7 @@ func (e *Engine) SubmitScope(runID, toolID string, params json.RawMessage) (matc
 // decision for that request (malformed, or tool ids outside it) and the
 // approval stays pending.
 func (e *Engine) SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error) {
-	if !strings.HasPrefix(toolID, api.CallApprovalPrefix) {
+	if !strings.HasPrefix(toolID, protocol.ConfirmApprovalPrefix) {
 		return false, nil
 	}
 	return e.waits.releaseChecked(waitKey(runID, toolID), params)
