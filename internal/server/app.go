@@ -291,11 +291,12 @@ func (a *App) registerSample(ctx context.Context) error {
 // newServer builds the engine and the HTTP server.
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
-	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
+	waits := &engine.Waits{}
+	eng := &engine.Engine{Store: a.store, Models: a.models, Waiter: waits, Backends: a.backends, MemoryK: cfg.Memory.K,
 		AllowInlineCode: cfg.Skills.AllowInlineCode,
 		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
 		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
-	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
+	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Waits: waits, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
 		Web:          a.opts.Web,

@@ -73,20 +73,20 @@ func (em *chEmitter) Complete(reason string) {
 	em.emit(engine.Event{Type: engine.RunComplete, End: &engine.End{FinishReason: reason}})
 }
 
-// chEngine is the tests' Executor: Execute records the spec and runs the
-// script; Submit releases a wait the script registered with await.
+// chEngine is the tests' Executor: Run records the spec and runs the
+// script; a script asks people through the server's Waits (await).
 type chEngine struct {
 	script chScript
-	st     store.Store // the server's store, for scripts that store messages
+	st     store.Store   // the server's store, for scripts that store messages
+	waits  *engine.Waits // the server's questions
 
 	mu      sync.Mutex
 	specs   []engine.Spec
-	waits   map[string]chan json.RawMessage
-	waiting chan string // runId#toolId of each registered wait
+	waiting chan string // runId#toolId of each question awaited
 }
 
 func newChEngine(s chScript) *chEngine {
-	return &chEngine{script: s, waits: map[string]chan json.RawMessage{}, waiting: make(chan string, 16)}
+	return &chEngine{script: s, waits: &engine.Waits{}, waiting: make(chan string, 16)}
 }
 
 // Run implements Executor.
@@ -102,32 +102,12 @@ func (f *chEngine) Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.E
 	}
 }
 
-// Submit implements Executor.
-func (f *chEngine) Submit(runID, toolID string, payload json.RawMessage) bool {
-	f.mu.Lock()
-	ch := f.waits[runID+"#"+toolID]
-	delete(f.waits, runID+"#"+toolID)
-	f.mu.Unlock()
-	if ch == nil {
-		return false
-	}
-	ch <- payload
-	return true
-}
-
-// await registers the wait runID#toolID and blocks until Submit or ctx.
+// await waits for the answer to the frontend call runID#toolID (opened
+// when its tool.start went out) until ctx ends.
 func (f *chEngine) await(ctx context.Context, runID, toolID string) (json.RawMessage, error) {
-	ch := make(chan json.RawMessage, 1)
-	f.mu.Lock()
-	f.waits[runID+"#"+toolID] = ch
-	f.mu.Unlock()
 	f.waiting <- runID + "#" + toolID
-	select {
-	case p := <-ch:
-		return p, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	a, err := f.waits.Wait(ctx, engine.Question{RunID: runID, ID: toolID, Kind: engine.AskFrontend})
+	return a.Raw, err
 }
 
 // lastSpec returns the spec of the latest run.
@@ -216,7 +196,7 @@ func newChEnvOn(t *testing.T, st store.Store, s chScript, wrap func(http.Handler
 	e.eng.st = e.st
 	e.defs.Store(chLoadAgents(t, chAgentFiles))
 	e.runs = NewRunManager(e.st, RunOptions{})
-	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Runs: e.runs}
+	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Waits: e.eng.waits, Runs: e.runs}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -208,7 +208,8 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if ft == 0 {
 		ft = 5 * time.Second
 	}
-	eng := &engine.Engine{Store: st, Models: fm, FrontendTimeout: ft, ContextProviders: opts.contextProviders,
+	waits := &engine.Waits{}
+	eng := &engine.Engine{Store: st, Models: fm, Waiter: waits, FrontendTimeout: ft, ContextProviders: opts.contextProviders,
 		Backends: func(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
 			m := map[string]tool.Tool{"upper": upperTool()}
 			for _, et := range opts.tools {
@@ -234,7 +235,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		maps.Copy(providers, opts.contextProviders)
 		eng.ContextProviders = providers
 	}
-	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
+	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng, Waits: waits,
 		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
 	h.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"slices"
 	"strings"
@@ -329,7 +330,8 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
-			return a.Run(s.opts.Engine.Run(ctx, spec))
+			defer s.opts.Waits.Close(runID)
+			return a.Run(asking(s.opts.Waits, runID, s.opts.Engine.Run(ctx, spec)))
 		},
 		Finished: func(ctx context.Context, content string) {
 			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)
@@ -340,6 +342,22 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 		return nil, busyError(id)
 	}
 	return run, err
+}
+
+// asking opens the question each event shows (a frontend call, a scope or
+// an edit approval) before the event goes on to a client, so a client that
+// answers at once is matched.
+func asking(waits *engine.Waits, runID string, seq iter.Seq2[engine.Event, error]) iter.Seq2[engine.Event, error] {
+	return func(yield func(engine.Event, error) bool) {
+		for ev, err := range seq {
+			if err == nil {
+				waits.Open(runID, ev)
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
 }
 
 // saveChat creates a new chat bound to the resolved agent and document, or

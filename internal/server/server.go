@@ -33,7 +33,10 @@ type Options struct {
 	// Defs returns the current definitions snapshot (agentdef.Watcher.Current).
 	Defs   func() *agentdef.Snapshot
 	Engine Executor
-	Runs   *RunManager
+	// Waits holds the questions runs put to people (the Engine's Waiter);
+	// /submit answers them. Nil: a fresh one.
+	Waits *engine.Waits
+	Runs  *RunManager
 	// Documents holds the documents the book tools edit (required for the
 	// document endpoints and the book editor agent).
 	Documents *Documents
@@ -84,8 +87,6 @@ type Options struct {
 type Executor interface {
 	// Run runs spec to its end and streams its events.
 	Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.Event, error]
-	// Submit releases the frontend wait runID#toolID; false when none is pending.
-	Submit(runID, toolID string, payload json.RawMessage) bool
 }
 
 // Server is the /api/ap HTTP server of PLATFORM_API.md.
@@ -115,6 +116,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
+	}
+	if opts.Waits == nil {
+		opts.Waits = &engine.Waits{}
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), policies: map[string]Policy{}, runID: NewRunIDs(opts.Clock)}
 	s.routes()

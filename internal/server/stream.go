@@ -70,8 +70,10 @@ func lastEventID(r *http.Request) (int64, error) {
 }
 
 // handleSubmit serves POST /submit {runId, toolId, params} (§ 4.1): it
-// releases the frontend wait runId#toolId. params may be any JSON value
-// except null.
+// answers the pending question runId#toolId: a frontend call (params may be
+// any JSON value except null), a scope approval "scope:<toolId>"
+// (AGENT_PROTOCOL § 5.4) or an edit approval "calls:<toolId>"; a decision
+// that does not parse is 400 and the question stays pending.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		RunID  string          `json:"runId"`
@@ -104,24 +106,20 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
-	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
-		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
-			s.submitScope(w, sc, runID, toolID, body.Params)
-			return
-		}
-	}
-	if strings.HasPrefix(toolID, api.CallApprovalPrefix) {
-		if cs, ok := s.opts.Engine.(CallsSubmitter); ok {
-			s.submitCalls(w, cs, runID, toolID, body.Params)
-			return
-		}
-	}
-	if s.opts.Engine.Submit(runID, toolID, body.Params) {
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Frontend submit accepted for runId=" + runID + ", toolId=" + toolID})
+	q, ok := s.opts.Waits.Pending(runID, toolID)
+	if !ok {
+		writeOK(w, unmatched(runID, toolID))
 		return
 	}
-	writeOK(w, unmatched(runID, toolID))
+	a, err := answerOf(q, body.Params)
+	switch {
+	case err != nil:
+		s.writeReqError(w, r, err)
+	case s.opts.Waits.Answer(runID, toolID, a):
+		writeOK(w, accepted(q, runID, toolID))
+	default:
+		writeOK(w, unmatched(runID, toolID))
+	}
 }
 
 // unmatched is the answer to a submit that matches no pending wait, worded
@@ -136,53 +134,4 @@ func unmatched(runID, toolID string) SubmitResponse {
 	}
 	return SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
 		Detail: "No pending " + what + " found for runId=" + runID + ", toolId=" + toolID}
-}
-
-// ScopeSubmitter is implemented by executors that run protocol agents
-// (*engine.Engine): it answers a scope approval "scope:<toolId>"
-// (AGENT_PROTOCOL § 5.4). matched is false when no such approval is
-// pending; an error means params are not a valid decision for it (the
-// approval stays pending).
-type ScopeSubmitter interface {
-	SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error)
-}
-
-// submitScope answers POST /submit for a scope decision (AGENT_PROTOCOL
-// § 5.4): accepted, 200 unmatched, or 400 "Invalid scope decision: …".
-func (s *Server) submitScope(w http.ResponseWriter, sc ScopeSubmitter, runID, toolID string, params json.RawMessage) {
-	matched, err := sc.SubmitScope(runID, toolID, params)
-	switch {
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "Invalid scope decision: "+err.Error(), nil)
-	case matched:
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Scope decision accepted for runId=" + runID + ", toolId=" + toolID})
-	default:
-		writeOK(w, unmatched(runID, toolID))
-	}
-}
-
-// CallsSubmitter is implemented by executors that run protocol agents
-// (*engine.Engine): it answers an edit approval "calls:<toolId>" (the
-// approvalId of approval.request). matched is false when no such approval
-// is pending; an error means params are not a valid decision for it (the
-// approval stays pending).
-type CallsSubmitter interface {
-	SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error)
-}
-
-// submitCalls answers POST /submit for an edit decision {decision:
-// approve|deny|partial, approved?, reason?}: accepted, 200 unmatched, or
-// 400 "Invalid edit decision: …".
-func (s *Server) submitCalls(w http.ResponseWriter, cs CallsSubmitter, runID, toolID string, params json.RawMessage) {
-	matched, err := cs.SubmitCalls(runID, toolID, params)
-	switch {
-	case err != nil:
-		writeError(w, http.StatusBadRequest, "Invalid edit decision: "+err.Error(), nil)
-	case matched:
-		writeOK(w, SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-			Detail: "Edit decision accepted for runId=" + runID + ", toolId=" + toolID})
-	default:
-		writeOK(w, unmatched(runID, toolID))
-	}
 }

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -121,27 +121,15 @@ func (r *run) askConfirmation(ctx context.Context, c *callState, preview json.Ra
 			calls = append(calls, approvalCall(d, pv))
 		}
 	}
-	req := protocol.CallConfirmation{RunID: r.spec.RunID, ApprovalID: protocol.ConfirmApprovalPrefix + c.id}
-	for _, h := range held {
-		req.Calls = append(req.Calls, protocol.ConfirmCall{ToolID: h.id, Tool: h.name})
-	}
-	key := waitKey(r.spec.RunID, req.ApprovalID)
-	ch, err := r.e.waits.registerChecked(key, func(p json.RawMessage) error {
-		_, err := parseCallDecision(p, req)
-		return err
-	})
-	if err != nil {
-		return internalf("%v", err)
-	}
 	timeout := r.e.frontendTimeout()
-	approval := &Approval{ID: req.ApprovalID, Turn: r.modelCalls, Calls: calls, Timeout: timeout}
+	approval := &Approval{ID: protocol.ConfirmApprovalPrefix + c.id, Turn: r.modelCalls, Calls: calls, Timeout: timeout}
 	r.em.emit(Event{Type: ApprovalRequest, Approval: approval})
-	d, payload, err := r.awaitDecision(ctx, key, ch, req, timeout)
+	d, payload, err := r.awaitDecision(ctx, approval)
 	if err != nil {
 		return err
 	}
 	if payload != nil {
-		r.em.emit(Event{Type: Submitted, ToolID: req.ApprovalID, Answer: payload})
+		r.em.emit(Event{Type: Submitted, ToolID: approval.ID, Answer: payload})
 	}
 	approved := map[string]bool{}
 	for _, id := range d.Approved {
@@ -169,27 +157,24 @@ func approvalCall(c *callState, preview json.RawMessage) ApprovalCall {
 	return ApprovalCall{ToolID: c.id, ToolName: c.name, Params: params, Preview: preview}
 }
 
-// awaitDecision waits for the decision posted to key, the run deadline
-// paused; without one within timeout every call is denied by policy.
-func (r *run) awaitDecision(ctx context.Context, key string, ch <-chan json.RawMessage, req protocol.CallConfirmation, timeout time.Duration) (protocol.ConfirmDecision, json.RawMessage, error) {
+// awaitDecision waits for the decision on approval, the run deadline
+// paused; without one within its timeout (or when nobody can answer) every
+// call is denied by policy.
+func (r *run) awaitDecision(ctx context.Context, approval *Approval) (protocol.ConfirmDecision, json.RawMessage, error) {
 	r.deadline.pause()
 	defer r.deadline.resume()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var p json.RawMessage
-	select {
-	case p = <-ch:
-	case <-timer.C:
-		var ok bool
-		if p, ok = r.e.waits.drop(key, ch); !ok {
-			return protocol.ConfirmDecision{Verdict: protocol.VerdictTimeout, By: protocol.ByPolicy,
-				Reason: fmt.Sprintf("no decision within %d ms", timeout.Milliseconds())}, nil, nil
-		}
-	case <-ctx.Done():
-		if p, _ = r.e.waits.drop(key, ch); p == nil {
-			return protocol.ConfirmDecision{}, nil, ctx.Err()
-		}
+	a, err := r.e.ask(ctx, approval.Timeout, Question{RunID: r.spec.RunID, ID: approval.ID, Kind: AskApproval,
+		Approval: approval})
+	switch {
+	case err == nil && a.Approval != nil:
+		return *a.Approval, a.Raw, nil
+	case err == nil:
+		return protocol.ConfirmDecision{}, nil, internalf("the answer to %s is not an edit decision", approval.ID)
+	case ctx.Err() != nil:
+		return protocol.ConfirmDecision{}, nil, ctx.Err()
+	case errors.Is(err, ErrNoAnswer):
+		return protocol.ConfirmDecision{Verdict: protocol.VerdictDeny, By: protocol.ByPolicy, Reason: err.Error()}, nil, nil
 	}
-	d, err := parseCallDecision(p, req) // validated at release: cannot fail
-	return d, p, err
+	return protocol.ConfirmDecision{Verdict: protocol.VerdictTimeout, By: protocol.ByPolicy,
+		Reason: fmt.Sprintf("no decision within %d ms", approval.Timeout.Milliseconds())}, nil, nil
 }

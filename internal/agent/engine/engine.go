@@ -86,6 +86,10 @@ type ModelSource interface {
 type Engine struct {
 	Store  store.Store
 	Models ModelSource
+	// Waiter asks a person: frontend calls, scope and edit approvals
+	// (required for agents that ask; without one every question is
+	// answered as if nobody could).
+	Waiter Waiter
 	// Backends returns the Go backend tools of a run by lowercase name
 	// (the book tools bound to spec.DocumentID, demo tools …). The engine
 	// adds its own built-ins (plan tools, _skill_run_script_).
@@ -118,8 +122,6 @@ type Engine struct {
 	// Sleep waits before a reconnect (default: a timer that stops when ctx
 	// is done); tests inject a fake.
 	Sleep func(ctx context.Context, d time.Duration) error
-
-	waits waits // pending frontend waits (runId#toolId)
 }
 
 type callKey struct{}

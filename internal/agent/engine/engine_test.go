@@ -51,7 +51,7 @@ func TestStageModelAndDefaults(t *testing.T) {
 	s.Agent = agentdef.AgentDef{Key: "bare", Mode: agentdef.ModeOneshot,
 		Plain: &agentdef.Stage{SystemPrompt: "bare", ModelConfig: agentdef.ModelConfig{ModelKey: "m2"}}}
 	p2.Add(llmtest.Text("ok"))
-	rec = newRecorder()
+	rec = e.recorder(s)
 	require.NoError(t, rec.drain(e.eng.Run(context.Background(), s)))
 	rec.requireTerminal(t, "complete:stop")
 }
@@ -60,7 +60,7 @@ func TestStageModelAndDefaults(t *testing.T) {
 func TestExecuteBadSpec(t *testing.T) {
 	e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a"`)})
 	s := e.spec("a", "go")
-	rec := newRecorder()
+	rec := e.recorder(s)
 	bad := s
 	bad.Defs = nil
 	require.Error(t, rec.drain(e.eng.Run(context.Background(), bad)))
@@ -122,7 +122,7 @@ func TestInternalErrors(t *testing.T) {
 		e.provide(scripted(llmtest.Text("hi")))
 		s := e.spec("a", "go")
 		e.eng.Store = failingStore{e.st}
-		rec := newRecorder()
+		rec := e.recorder(s)
 		require.NoError(t, rec.drain(e.eng.Run(context.Background(), s)))
 		rec.requireTerminal(t, "fail:internal_error")
 	})

@@ -2,56 +2,51 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
-// registerWait registers the pending key runId#toolId of a frontend call
-// as soon as the call opens, so that a /submit arriving right after
-// tool.end, before the call's execution slot, is kept (§ 4.1 step 2). A
-// key that is already registered is an internal_error at the call's
-// execution slot.
-func (r *run) registerWait(c *callState) {
-	c.wait, c.waitErr = r.e.waits.register(waitKey(r.spec.RunID, c.id))
-	if c.waitErr == nil {
-		r.waiting = append(r.waiting, c)
-	}
-}
-
-// dropWaits removes the waits of frontend calls that never got their
-// submit (the run ended first).
-func (r *run) dropWaits() {
-	for _, c := range r.waiting {
-		r.e.waits.drop(waitKey(r.spec.RunID, c.id), c.wait)
-	}
-	r.waiting = nil
-}
-
-// waitFrontend waits up to FrontendTimeout for the /submit of a frontend
-// call, the run deadline paused (§ 4.1). On timeout the call gets the
-// frontend_submit_timeout result and the outcome is marked timeout.
+// waitFrontend waits up to FrontendTimeout for the answer to a frontend
+// call, the run deadline paused (§ 4.1). On timeout (or when nobody can
+// answer) the call gets the frontend_submit_timeout result and the outcome
+// is marked timeout.
 func (r *run) waitFrontend(ctx context.Context, c *callState) (outcome, error) {
-	if c.waitErr != nil {
-		return outcome{}, internalf("%v", c.waitErr)
-	}
-	key := waitKey(r.spec.RunID, c.id)
 	r.deadline.pause()
 	defer r.deadline.resume()
-	timer := time.NewTimer(r.e.frontendTimeout())
-	defer timer.Stop()
-	select {
-	case p := <-c.wait:
-		return outcome{text: string(p), submitted: p}, nil
-	case <-timer.C:
-		if p, ok := r.e.waits.drop(key, c.wait); ok {
-			return outcome{text: string(p), submitted: p}, nil
-		}
-		res := errorOutcome(c.name, ToolCodeFrontendSubmitTimeout,
-			fmt.Sprintf("Frontend tool submit timeout runId=%s, toolId=%s", r.spec.RunID, c.id))
-		res.timeout = true
-		return res, nil
-	case <-ctx.Done():
-		r.e.waits.drop(key, c.wait)
+	a, err := r.e.ask(ctx, r.e.frontendTimeout(), Question{RunID: r.spec.RunID, ID: c.id, Kind: AskFrontend,
+		Call: &Call{ID: c.id, Name: c.name, Kind: c.kind, ToolParams: []byte(c.arguments())}})
+	switch {
+	case err == nil:
+		return outcome{text: string(a.Raw), submitted: a.Raw}, nil
+	case ctx.Err() != nil:
 		return outcome{}, ctx.Err()
 	}
+	msg := fmt.Sprintf("Frontend tool submit timeout runId=%s, toolId=%s", r.spec.RunID, c.id)
+	if errors.Is(err, ErrNoAnswer) {
+		msg = fmt.Sprintf("Nobody can answer frontend tool %s (%v)", c.name, err)
+	}
+	res := errorOutcome(c.name, ToolCodeFrontendSubmitTimeout, msg)
+	res.timeout = true
+	return res, nil
+}
+
+// ask puts q to the Waiter for up to timeout (none when timeout <= 0). It
+// returns ctx's error when the run ends first, context.DeadlineExceeded on
+// timeout, an error wrapping ErrNoAnswer when nobody can answer.
+func (e *Engine) ask(ctx context.Context, timeout time.Duration, q Question) (Answer, error) {
+	if e.Waiter == nil {
+		return Answer{}, fmt.Errorf("%w: no waiter", ErrNoAnswer)
+	}
+	wctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	a, err := e.Waiter.Wait(wctx, q)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		err = context.DeadlineExceeded
+	}
+	return a, err
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func frontendFiles(budget string) map[string]string {
 func (e *env) startAsync(ctx context.Context) (*recorder, Spec, func()) {
 	e.t.Helper()
 	s := e.spec("a", "go")
-	rec := newRecorder()
+	rec := e.recorder(s)
 	done := make(chan error, 1)
 	go func() { done <- rec.drain(e.eng.Run(ctx, s)) }()
 	return rec, s, func() {
@@ -47,7 +46,7 @@ func (e *env) startAsync(ctx context.Context) (*recorder, Spec, func()) {
 // submitWhenPending submits payload as soon as the wait is registered.
 func (e *env) submitWhenPending(runID, toolID, payload string) {
 	e.t.Helper()
-	require.Eventually(e.t, func() bool { return e.eng.Submit(runID, toolID, json.RawMessage(payload)) }, waitLong, tick)
+	require.Eventually(e.t, func() bool { return e.submit(runID, toolID, payload) }, waitLong, tick)
 }
 
 // Rows 38, 39, 43, § 4.1: a frontend tool.start carries toolType
@@ -60,7 +59,7 @@ func TestFrontendSubmit(t *testing.T) {
 	e.provide(p)
 	rec, s, wait := e.startAsync(context.Background())
 	e.submitWhenPending(s.RunID, "f1", `{"date":"2024-05-01"}`)
-	require.Eventually(t, func() bool { return e.eng.waits.pending(waitKey(s.RunID, "f2")) }, waitLong, tick)
+	require.Eventually(t, func() bool { return e.pending(s.RunID, "f2") }, waitLong, tick)
 	time.Sleep(200 * time.Millisecond) // longer than runTimeoutMs: the wait does not count
 	e.submitWhenPending(s.RunID, "f2", `[1,2]`)
 	wait()
@@ -73,7 +72,7 @@ func TestFrontendSubmit(t *testing.T) {
 	require.Equal(t, ToolTypeQLC, rec.calls["f2"].ToolType)
 	require.Equal(t, "grid", rec.calls["f2"].ToolKey)
 	require.Equal(t, []string{`f1={"date":"2024-05-01"}`, "f2=[1,2]"}, toolMsgs(p.Requests()[1]))
-	require.False(t, e.eng.Submit(s.RunID, "f1", json.RawMessage(`{}`)), "an answered wait is unmatched")
+	require.False(t, e.submit(s.RunID, "f1", `{}`), "an answered wait is unmatched")
 }
 
 // Row 42, § 4.1 step 5: submit timeout → tool.result
@@ -92,11 +91,11 @@ func TestFrontendTimeout(t *testing.T) {
 		"result:c2:" + errJSON("echo", "skipped", "Not executed: a frontend tool timed out"),
 		"result:f3:" + errJSON("grid", "skipped", "Not executed: a frontend tool timed out"),
 		"complete:timeout"}, rec.list()[len(rec.list())-4:])
-	require.False(t, e.eng.Submit(s.RunID, "f3", json.RawMessage(`{}`)), "a skipped call's wait is dropped")
+	require.False(t, e.submit(s.RunID, "f3", `{}`), "a skipped call's wait is dropped")
 	require.Equal(t, 20, int(rec.calls["f1"].ToolTimeout))
 	require.Len(t, p.Requests(), 1)
 	require.Zero(t, e.tools["echo"].calls())
-	require.False(t, e.eng.Submit(s.RunID, "f1", json.RawMessage(`{}`)), "a timed-out wait is unmatched")
+	require.False(t, e.submit(s.RunID, "f1", `{}`), "a timed-out wait is unmatched")
 }
 
 // § 4.1: a submit arriving right after tool.end, before the call's
@@ -105,13 +104,14 @@ func TestFrontendEarlySubmit(t *testing.T) {
 	e := newEnv(t, frontendFiles(""))
 	e.provide(scripted(llmtest.Calls(call("f1", "pick_date", `{}`)), llmtest.Text("ok")))
 	s := e.spec("a", "go")
-	rec := newRecorder()
+	rec := e.recorder(s)
 	accepted := false
 	for ev, err := range e.eng.Run(context.Background(), s) {
 		require.NoError(t, err)
+		e.waits.Open(s.RunID, ev) // as the server does before a client sees the event
 		rec.take(ev)
 		if ev.Type == ToolEnd { // as a fast client would
-			accepted = e.eng.Submit(s.RunID, ev.ToolID, json.RawMessage(`{"ok":true}`))
+			accepted = e.submit(s.RunID, ev.ToolID, `{"ok":true}`)
 		}
 	}
 	require.True(t, accepted)
@@ -125,20 +125,9 @@ func TestFrontendCancel(t *testing.T) {
 	e.provide(scripted(llmtest.Calls(call("f1", "pick_date", `{}`))))
 	ctx, cancel := context.WithCancel(context.Background())
 	rec, s, wait := e.startAsync(ctx)
-	require.Eventually(t, func() bool { return e.eng.waits.pending(waitKey(s.RunID, "f1")) }, waitLong, tick)
+	require.Eventually(t, func() bool { return e.pending(s.RunID, "f1") }, waitLong, tick)
 	cancel()
 	wait()
 	rec.requireTerminal(t, "fail:run_aborted")
-	require.False(t, e.eng.Submit(s.RunID, "f1", json.RawMessage(`{}`)))
-}
-
-// § 4.1 step 2: registering an existing key is an error (internal_error).
-func TestWaitRegisterTwice(t *testing.T) {
-	var w waits
-	_, err := w.register("r#t")
-	require.NoError(t, err)
-	_, err = w.register("r#t")
-	require.Error(t, err)
-	require.True(t, w.release("r#t", json.RawMessage(`1`)))
-	require.False(t, w.release("r#t", json.RawMessage(`1`)))
+	require.False(t, e.submit(s.RunID, "f1", `{}`))
 }

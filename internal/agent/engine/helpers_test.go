@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,8 @@ import (
 
 // recorder records a run's events as strings, in order.
 type recorder struct {
+	waits  *Waits // questions are opened here (optional)
+	runID  string
 	mu     sync.Mutex
 	events []string
 	calls  map[string]Call
@@ -39,6 +42,14 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{calls: map[string]Call{}} }
 
+// recorder returns a recorder of run s that opens its questions in e's
+// Waits, as the server does.
+func (e *env) recorder(s Spec) *recorder {
+	r := newRecorder()
+	r.waits, r.runID = e.waits, s.RunID
+	return r
+}
+
 func (r *recorder) add(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -46,11 +57,21 @@ func (r *recorder) add(format string, args ...any) {
 }
 
 // drain records every event of a run; it returns the error a run yields
-// before it starts.
+// before it starts. Like the server, it opens the questions the events
+// show before recording them (Waits.Open) and closes the run's questions
+// at its end.
 func (r *recorder) drain(seq iter.Seq2[Event, error]) error {
+	defer func() {
+		if r.waits != nil {
+			r.waits.Close(r.runID)
+		}
+	}()
 	for ev, err := range seq {
 		if err != nil {
 			return err
+		}
+		if r.waits != nil {
+			r.waits.Open(r.runID, ev)
 		}
 		r.take(ev)
 	}
@@ -283,6 +304,7 @@ type env struct {
 	snap   *agentdef.Snapshot
 	st     *memory.Store
 	eng    *Engine
+	waits  *Waits
 	models *fakeModels
 	tools  map[string]*fnTool
 	chatID string
@@ -319,7 +341,8 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	}
 	e := &env{t: t, snap: snap, st: memory.New(), models: &fakeModels{p: map[string]llm.Provider{}},
 		tools: defaultTools(), chatID: "c0ffee00-0000-4000-8000-000000000001"}
-	e.eng = &Engine{Store: e.st, Models: e.models, FrontendTimeout: time.Second,
+	e.waits = &Waits{}
+	e.eng = &Engine{Store: e.st, Models: e.models, Waiter: e.waits, FrontendTimeout: time.Second,
 		Backends: func(context.Context, Spec) (map[string]tool.Tool, error) {
 			out := map[string]tool.Tool{}
 			for k, v := range e.tools {
@@ -375,7 +398,7 @@ func (e *env) spec(key, message string) Spec {
 func (e *env) run(key, message string) (*recorder, Spec) {
 	e.t.Helper()
 	s := e.spec(key, message)
-	rec := newRecorder()
+	rec := e.recorder(s)
 	require.NoError(e.t, rec.drain(e.eng.Run(context.Background(), s)))
 	return rec, s
 }
@@ -463,7 +486,7 @@ const (
 func (e *env) runAsync(wait func()) *recorder {
 	e.t.Helper()
 	s := e.spec("a", "go")
-	rec := newRecorder()
+	rec := e.recorder(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -479,10 +502,43 @@ func (e *env) runAsync(wait func()) *recorder {
 	return rec
 }
 
-// pending reports whether the wait key is registered.
-func (w *waits) pending(key string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, ok := w.m[key]
+// pending reports whether the question runID#id waits for its answer.
+func (e *env) pending(runID, id string) bool {
+	_, ok := e.waits.Pending(runID, id)
 	return ok
+}
+
+// submit answers the pending question runID#id with params as a client
+// would post them (the server parses them; this is a lenient stand-in that
+// fills what the server's parser fills: all scopes or calls for approve,
+// by user). It reports whether a question was pending.
+func (e *env) submit(runID, id, params string) bool {
+	e.t.Helper()
+	q, ok := e.waits.Pending(runID, id)
+	if !ok {
+		return false
+	}
+	a := Answer{Raw: json.RawMessage(params)}
+	switch q.Kind {
+	case AskScope:
+		var d protocol.ScopeDecision
+		require.NoError(e.t, json.Unmarshal([]byte(params), &d))
+		if d.Verdict == protocol.VerdictApprove {
+			d.Scopes = slices.Clone(q.Scope.Requested)
+		}
+		d.By = protocol.ByUser
+		a.Scope = &d
+	case AskApproval:
+		var d protocol.ConfirmDecision
+		require.NoError(e.t, json.Unmarshal([]byte(params), &d))
+		if d.Verdict == protocol.VerdictApprove {
+			d.Approved = nil
+			for _, c := range q.Approval.Calls {
+				d.Approved = append(d.Approved, c.ToolID)
+			}
+		}
+		d.By = protocol.ByUser
+		a.Approval = &d
+	}
+	return e.waits.Answer(runID, id, a)
 }

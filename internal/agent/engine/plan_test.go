@@ -227,7 +227,7 @@ func TestContinuePlan(t *testing.T) {
 
 	s := e.spec("a", "continue")
 	s.ContinuePlan = true
-	rec2 := newRecorder()
+	rec2 := e.recorder(s)
 	require.NoError(t, rec2.drain(e.eng.Run(context.Background(), s)))
 	rec2.requireTerminal(t, "complete:stop")
 	require.Equal(t, "plan:plan_run0001:2", rec2.list()[0], "plan.update before any model output")
@@ -240,7 +240,7 @@ func TestContinuePlan(t *testing.T) {
 	require.Equal(t, "plan:plan_run0003:2", rec3.filter("plan:")[0])
 	s4 := e.spec("a", "continue, but nothing is open")
 	s4.ContinuePlan = true
-	rec4 := newRecorder()
+	rec4 := e.recorder(s4)
 	require.NoError(t, rec4.drain(e.eng.Run(context.Background(), s4)))
 	require.Equal(t, "plan:plan_run0003:2", rec4.list()[0], "run 3's plan still has an init task")
 }

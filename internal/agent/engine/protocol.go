@@ -32,7 +32,6 @@ type protoRun struct {
 	agent agentdef.AgentDef // normalized
 	em    *emitter
 	log   *slog.Logger
-	waits *runWaits
 
 	backends map[string]tool.Tool         // Engine.Backends, by lowercase name
 	natives  map[string]protocol.Activity // Engine.Activities, by lowercase name
@@ -75,7 +74,7 @@ func (e *Engine) newProtoRun(ctx context.Context, spec Spec, runCtx context.Cont
 		return nil, errors.New("engine: spec without run id or chat id")
 	}
 	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
-		log: e.logger().With("runId", spec.RunID, "protocol", true), waits: newRunWaits(e, spec.RunID),
+		log: e.logger().With("runId", spec.RunID, "protocol", true),
 		ctx: runCtx, cancel: cancel, agents: map[string]*builtAgent{}, models: map[string]*modelProvider{}}
 	if e.Backends != nil {
 		b, err := e.Backends(ctx, spec)
@@ -106,7 +105,6 @@ func (e *Engine) newProtoRun(ctx context.Context, spec Spec, runCtx context.Cont
 
 // execute runs the prepared run to its end, emitting through em.
 func (p *protoRun) execute(ctx context.Context, em *emitter) {
-	defer p.waits.close()
 	p.em = em
 	res, err := p.safeRun(ctx, p.memory, p.first)
 	p.end(ctx, res, err)

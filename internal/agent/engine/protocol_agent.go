@@ -291,41 +291,50 @@ func (n *previewingActivity) Preview(ctx context.Context, call *protocol.Call, t
 }
 
 // protoConfirmer is the run's Confirmer under the policy approval.calls
-// "ask": it waits for the client's /submit of the approval.request's
-// approvalId. The runtime bounds the wait with approval.timeoutMs and then
-// decides "timeout".
+// "ask": it puts the approval.request to the Waiter. The runtime bounds the
+// wait with approval.timeoutMs and then decides "timeout".
 type protoConfirmer protoRun
 
-// Confirm implements protocol.Confirmer: it waits for the decision posted
-// under the request's approvalId and emits request.submit with the posted
-// params.
+// Confirm implements protocol.Confirmer: it waits for the decision on the
+// request's approvalId and emits request.submit with the answer as given.
+// When nobody can answer, every call is denied by policy.
 func (c *protoConfirmer) Confirm(ctx context.Context, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
 	p := (*protoRun)(c)
-	d, params, err := p.waits.awaitCalls(ctx, req)
-	if err != nil {
-		return d, err
+	a, err := p.e.ask(ctx, 0, Question{RunID: p.spec.RunID, ID: req.ApprovalID, Kind: AskApproval, Approval: approvalOf(&req)})
+	switch {
+	case errors.Is(err, ErrNoAnswer):
+		return protocol.ConfirmDecision{Verdict: protocol.VerdictDeny, By: protocol.ByPolicy, Reason: err.Error()}, nil
+	case err != nil:
+		return protocol.ConfirmDecision{}, err
+	case a.Approval == nil:
+		return protocol.ConfirmDecision{}, fmt.Errorf("the answer to %s is not an edit decision", req.ApprovalID)
 	}
-	p.em.emit(Event{Type: Submitted, ToolID: req.ApprovalID, Answer: params})
-	return d, nil
+	p.em.emit(Event{Type: Submitted, ToolID: req.ApprovalID, Answer: a.Raw})
+	return *a.Approval, nil
 }
 
-// protoApprover is the run's Approver under the policy "ask": it waits for
-// the client's /submit (AGENT_PROTOCOL § 5.4). The runtime bounds the wait
-// with approval.timeoutMs and then decides "timeout".
+// protoApprover is the run's Approver under the policy "ask": it puts the
+// scope.request to the Waiter (AGENT_PROTOCOL § 5.4). The runtime bounds
+// the wait with approval.timeoutMs and then decides "timeout".
 type protoApprover protoRun
 
-// Decide implements protocol.Approver: it waits for the decision posted
-// under scope:<toolId> and emits request.submit with the posted params.
+// Decide implements protocol.Approver: it waits for the decision on
+// scope:<toolId> and emits request.submit with the answer as given. When
+// nobody can answer, the scopes are denied by policy.
 func (ap *protoApprover) Decide(ctx context.Context, req protocol.ScopeRequest) (protocol.ScopeDecision, error) {
 	p := (*protoRun)(ap)
-	d, params, err := p.waits.awaitScope(ctx, req, 0)
-	if err != nil {
-		return d, err
+	id := ScopeApprovalPrefix + req.ToolID
+	a, err := p.e.ask(ctx, 0, Question{RunID: p.spec.RunID, ID: id, Kind: AskScope, Scope: &req})
+	switch {
+	case errors.Is(err, ErrNoAnswer):
+		return protocol.ScopeDecision{Verdict: protocol.VerdictDeny, By: protocol.ByPolicy, Reason: err.Error()}, nil
+	case err != nil:
+		return protocol.ScopeDecision{}, err
+	case a.Scope == nil:
+		return protocol.ScopeDecision{}, fmt.Errorf("the answer to %s is not a scope decision", id)
 	}
-	if params != nil {
-		p.em.emit(Event{Type: Submitted, ToolID: approvalID(req.ToolID), Answer: params})
-	}
-	return d, nil
+	p.em.emit(Event{Type: Submitted, ToolID: id, Answer: a.Raw})
+	return *a.Scope, nil
 }
 
 // runAction is the activity of an action tool: "OK" at once (§ 4.2).
@@ -336,23 +345,24 @@ func runAction(context.Context, *protocol.Call, *protocol.Tool, protocol.Scoped)
 // errFrontendTimeout marks a frontend call without a submit in time.
 var errFrontendTimeout = errors.New("frontend submit timeout")
 
-// runFrontend is the activity of a frontend tool: it waits for the /submit
-// of the call (its wait registered at tool.start) up to FrontendTimeout
-// and returns the submitted params. A timeout fails the call with
+// runFrontend is the activity of a frontend tool: it waits for the answer
+// to the call (its question opened at tool.start) up to FrontendTimeout
+// and returns it. A timeout (or nobody to answer) fails the call with
 // activity_timeout; unlike in the modes, the run goes on.
 func (p *protoRun) runFrontend(ctx context.Context, call *protocol.Call, _ *protocol.Tool, _ protocol.Scoped) (protocol.Result, error) {
-	payload, err := p.waits.await(ctx, p.waits.open(call.ToolID, nil), p.e.frontendTimeout())
-	if err != nil {
-		return protocol.Result{}, err
-	}
-	if payload == nil {
+	a, err := p.e.ask(ctx, p.e.frontendTimeout(), Question{RunID: p.spec.RunID, ID: call.ToolID, Kind: AskFrontend,
+		Call: &Call{ID: call.ToolID, Name: call.Tool, Kind: CallFrontend, ToolParams: json.RawMessage(encodeObject(call.Args))}})
+	switch {
+	case ctx.Err() != nil:
+		return protocol.Result{}, ctx.Err()
+	case err != nil:
 		return protocol.Result{}, fmt.Errorf("%w runId=%s, toolId=%s: %w", errFrontendTimeout, p.spec.RunID, call.ToolID,
 			context.DeadlineExceeded)
 	}
-	p.em.emit(Event{Type: Submitted, ToolID: call.ToolID, Answer: payload})
-	v, err := agentctx.Decode(payload)
+	p.em.emit(Event{Type: Submitted, ToolID: call.ToolID, Answer: a.Raw})
+	v, err := agentctx.Decode(a.Raw)
 	if err != nil {
-		return protocol.Result{Value: string(payload)}, nil
+		return protocol.Result{Value: string(a.Raw)}, nil
 	}
 	return protocol.Result{Value: v}, nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
-	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -49,7 +47,7 @@ func confirmRun(t *testing.T, timeoutMs string, decide func(e *env, runID, appro
 	)
 	e.provide(p)
 	s := e.spec("a", "edit")
-	rec := newRecorder()
+	rec := e.recorder(s)
 	done := make(chan error, 1)
 	go func() { done <- rec.drain(e.eng.Run(context.Background(), s)) }()
 	require.Eventually(t, func() bool { return len(rec.filter("approval.request:")) == 1 }, waitLong, tick)
@@ -61,7 +59,7 @@ func confirmRun(t *testing.T, timeoutMs string, decide func(e *env, runID, appro
 		t.Fatal("the run did not end")
 	}
 	rec.requireTerminal(t, "complete:stop")
-	require.False(t, e.eng.waits.pending(s.RunID+"#calls:"+s.RunID+"_call_1_0"), "the key is gone")
+	require.False(t, e.pending(s.RunID, "calls:"+s.RunID+"_call_1_0"), "the key is gone")
 	reqs := p.Requests()
 	require.Len(t, reqs, 2)
 	return confirmed{rec: rec, runID: s.RunID, next: reqs[1].Messages[len(reqs[1].Messages)-1].Content}
@@ -75,27 +73,18 @@ type confirmed struct {
 	next  string
 }
 
-// submitCalls posts a decision and requires the answer.
-func submitCalls(t *testing.T, e *env, runID, approvalID, params string, wantErr string) {
+// submitCalls posts a decision and requires that it was pending.
+func submitCalls(t *testing.T, e *env, runID, approvalID, params string) {
 	t.Helper()
-	matched, err := e.eng.SubmitCalls(runID, approvalID, json.RawMessage(params))
-	require.True(t, matched, params)
-	if wantErr == "" {
-		require.NoError(t, err, params)
-		return
-	}
-	require.ErrorContains(t, err, wantErr, params)
+	require.True(t, e.submit(runID, approvalID, params), params)
 }
 
 // Approve all: tool.end ×3 → approval.request {approvalId, turn, calls
 // with resolved params and previews, timeoutMs} → request.submit →
-// approval.decision → the three results. Invalid decisions first are
-// refused and keep the entry.
+// approval.decision → the three results.
 func TestProtocolEditApprovalApprove(t *testing.T) {
 	c := confirmRun(t, "5000", func(e *env, runID, approvalID string) {
-		submitCalls(t, e, runID, approvalID, `{"decision":"partial","approved":["nope"]}`, `tool id "nope" is not part of the request`)
-		submitCalls(t, e, runID, approvalID, `{"decision":"approve","remember":"run"}`, `unknown field "remember"`)
-		submitCalls(t, e, runID, approvalID, `{"decision":"approve"}`, "")
+		submitCalls(t, e, runID, approvalID, `{"decision":"approve"}`)
 	})
 	rec := c.rec
 	id := func(i string) string { return c.runID + "_call_1_" + i }
@@ -134,8 +123,7 @@ func index(events []string, prefix string) int {
 // call_denied and the reason, which reaches the model.
 func TestProtocolEditApprovalPartial(t *testing.T) {
 	c := confirmRun(t, "5000", func(e *env, runID, approvalID string) {
-		submitCalls(t, e, runID, approvalID, `{"decision":"partial"}`, "partial needs approved")
-		submitCalls(t, e, runID, approvalID, `{"decision":"partial","approved":["`+runID+`_call_1_2","`+runID+`_call_1_0"],"reason":"not two"}`, "")
+		submitCalls(t, e, runID, approvalID, `{"decision":"partial","approved":["`+runID+`_call_1_2","`+runID+`_call_1_0"],"reason":"not two"}`)
 	})
 	rec := c.rec
 	id := func(i string) string { return c.runID + "_call_1_" + i }
@@ -153,8 +141,7 @@ func TestProtocolEditApprovalPartial(t *testing.T) {
 // Deny: nothing runs.
 func TestProtocolEditApprovalDeny(t *testing.T) {
 	rec := confirmRun(t, "5000", func(e *env, runID, approvalID string) {
-		submitCalls(t, e, runID, approvalID, `{"decision":"deny","approved":["`+runID+`_call_1_0"]}`, "deny approves nothing")
-		submitCalls(t, e, runID, approvalID, `{"decision":"deny","reason":"leave it"}`, "")
+		submitCalls(t, e, runID, approvalID, `{"decision":"deny","reason":"leave it"}`)
 	}).rec
 	dec := rec.filter("approval.decision:")
 	require.Len(t, dec, 1)
@@ -170,11 +157,9 @@ func TestProtocolEditApprovalDeny(t *testing.T) {
 // Timeout: approval.decision timeout by policy, no submit, nothing runs;
 // an answer after it is unmatched.
 func TestProtocolEditApprovalTimeout(t *testing.T) {
-	var late func() (bool, error)
+	var late func() bool
 	c := confirmRun(t, "50", func(e *env, runID, approvalID string) {
-		late = func() (bool, error) {
-			return e.eng.SubmitCalls(runID, approvalID, json.RawMessage(`{"decision":"approve"}`))
-		}
+		late = func() bool { return e.submit(runID, approvalID, `{"decision":"approve"}`) }
 	})
 	rec, runID := c.rec, c.runID
 	dec := rec.filter("approval.decision:")
@@ -185,72 +170,5 @@ func TestProtocolEditApprovalTimeout(t *testing.T) {
 	for _, r := range rec.filter("result:") {
 		require.Contains(t, r, `"code":"call_denied"`)
 	}
-	matched, err := late()
-	require.False(t, matched)
-	require.NoError(t, err)
-}
-
-func TestSubmitCallsIgnoresOtherIDs(t *testing.T) {
-	e := newEnv(t, protoFiles("", ""))
-	matched, err := e.eng.SubmitCalls("r", "scope:x", json.RawMessage(`{}`))
-	require.False(t, matched)
-	require.NoError(t, err)
-	matched, err = e.eng.SubmitCalls("r", "calls:x", json.RawMessage(`{"decision":"approve"}`))
-	require.False(t, matched, "nothing pending")
-	require.NoError(t, err)
-	require.Equal(t, protocol.ConfirmApprovalPrefix, api.CallApprovalPrefix, "the runtime's and the API's prefix agree")
-}
-
-func TestParseCallDecision(t *testing.T) {
-	req := protocol.CallConfirmation{Calls: []protocol.ConfirmCall{{ToolID: "a"}, {ToolID: "b"}}}
-	for params, want := range map[string]string{
-		`[]`:                                    "params must be a JSON object",
-		`{}`:                                    "decision is required",
-		`{"decision":"narrow"}`:                 "decision must be approve, deny or partial",
-		`{"decision":5}`:                        "decision must be a string",
-		`{"decision":"approve","x":1}`:          `unknown field "x"`,
-		`{"decision":"partial"}`:                "partial needs approved",
-		`{"decision":"partial","approved":"a"}`: "approved must be an array",
-		`{"decision":"partial","approved":["c"]}`: `tool id "c" is not part of the request (calls: a, b)`,
-		`{"decision":"approve","reason":1}`:       "reason must be a string",
-	} {
-		_, err := parseCallDecision(json.RawMessage(params), req)
-		require.ErrorContains(t, err, want, params)
-	}
-	d, err := parseCallDecision(json.RawMessage(`{"decision":"partial","approved":["b","a","b"],"reason":"r"}`), req)
-	require.NoError(t, err)
-	require.Equal(t, protocol.ConfirmDecision{Verdict: "partial", Approved: []string{"a", "b"}, Reason: "r", By: "user"}, d)
-	d, err = parseCallDecision(json.RawMessage(`{"decision":"approve","approved":null}`), req)
-	require.NoError(t, err)
-	require.Equal(t, []string{"a", "b"}, d.Approved)
-	d, err = parseCallDecision(json.RawMessage(`{"decision":"partial","approved":[]}`), req)
-	require.NoError(t, err)
-	require.Empty(t, d.Approved)
-}
-
-// The answer of the standard confirm form (the approval offered as the
-// confirm frontend tool) decides an edit approval too.
-func TestParseConfirmForm(t *testing.T) {
-	req := protocol.CallConfirmation{Calls: []protocol.ConfirmCall{{ToolID: "a"}, {ToolID: "b"}}}
-	for params, want := range map[string]protocol.ConfirmDecision{
-		`{"confirmed":true}`:                                   {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
-		`{"confirmed":true,"comment":""}`:                      {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
-		`{"confirmed":false,"comment":"too loose"}`:            {Verdict: "deny", Reason: "too loose", By: "user"},
-		`{"confirmed":true,"approved":["b"]}`:                  {Verdict: "partial", Approved: []string{"b"}, By: "user"},
-		`{"confirmed":true,"approved":["b","a"],"comment":""}`: {Verdict: "approve", Approved: []string{"a", "b"}, By: "user"},
-	} {
-		d, err := parseCallDecision(json.RawMessage(params), req)
-		require.NoError(t, err, params)
-		require.Equal(t, want, d, params)
-	}
-	for params, want := range map[string]string{
-		`{"confirmed":"yes"}`:                  "confirmed must be true or false",
-		`{"confirmed":true,"approved":["c"]}`:  `tool id "c" is not part of the request`,
-		`{"confirmed":true,"comment":7}`:       "comment must be a string",
-		`{"confirmed":true,"decision":"deny"}`: `unknown field "confirmed"`,
-		`{"confirmed":true,"approved":"a"}`:    "approved must be an array",
-	} {
-		_, err := parseCallDecision(json.RawMessage(params), req)
-		require.ErrorContains(t, err, want, params)
-	}
+	require.False(t, late())
 }

@@ -70,8 +70,7 @@ func (p *protoRun) sink(ev protocol.Event) {
 }
 
 // toolStart opens one call on the stream: tool.start with the parameters,
-// one tool.args with their JSON, tool.end. A frontend call registers its
-// wait first, so a client answering right after tool.end is matched.
+// one tool.args with their JSON, tool.end.
 func (p *protoRun) toolStart(ev protocol.Event) {
 	params := encodeObject(ev.Params)
 	c := Call{ID: ev.ToolID, Name: ev.ToolName, Kind: toolKind(ev.FileKind), ToolType: ev.ToolType,
@@ -89,21 +88,16 @@ func (p *protoRun) toolStart(ev protocol.Event) {
 			c.ToolTimeout = p.e.frontendTimeout().Milliseconds()
 		}
 	}
-	if c.Kind == CallFrontend {
-		p.waits.open(ev.ToolID, nil)
-	}
 	p.em.emit(Event{Type: ToolStart, ToolID: c.ID, Call: &c}, Event{Type: ToolArgs, ToolID: c.ID, Delta: params},
 		Event{Type: ToolEnd, ToolID: c.ID})
 }
 
-// scopeRequest registers the approval's pending key, then emits
-// scope.request (AGENT_PROTOCOL § 5.4 step 1).
+// scopeRequest emits scope.request (AGENT_PROTOCOL § 5.4 step 1).
 func (p *protoRun) scopeRequest(ev protocol.Event) {
 	req := ev.Request
 	if req == nil {
 		return
 	}
-	p.waits.openScope(*req)
 	r := *req
 	p.em.emit(Event{Type: ScopeRequest, ToolID: r.ToolID, ParentToolID: r.ParentToolID, Scope: &r})
 }
@@ -120,14 +114,12 @@ func (p *protoRun) scopeDecision(ev protocol.Event) {
 	p.em.emit(Event{Type: ScopeDecision, ToolID: ev.ToolID, ParentToolID: ev.ParentToolID, ScopeDecision: &d})
 }
 
-// approvalRequest registers the edit approval's pending key, then emits
-// approval.request with the held calls, their resolved parameters and
-// previews.
+// approvalRequest emits approval.request with the held calls, their
+// resolved parameters and previews.
 func (p *protoRun) approvalRequest(ev protocol.Event) {
 	if ev.Confirm == nil {
 		return
 	}
-	p.waits.openCalls(*ev.Confirm)
 	a := approvalOf(ev.Confirm)
 	p.em.emit(Event{Type: ApprovalRequest, ParentToolID: a.ParentToolID, Approval: a})
 }

@@ -80,7 +80,6 @@ type run struct {
 	inTurn                bool
 	pending               []*callState // started calls without a result, in start order
 	turnCalls             []*callState // the calls of the turn being executed
-	waiting               []*callState // frontend calls with a registered wait
 
 	results map[string]string // latest successful result text per tool (argument templates)
 	answer  string            // the text of the last reply (End.Answer)
@@ -122,7 +121,6 @@ func (e *Engine) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
 		}
 		r.deadline = startDeadline(r.agent.Budget.RunTimeout(), func() { cancel(errRunTimeout) })
 		defer r.deadline.stop()
-		defer r.dropWaits()
 		r.end(runCtx, r.safeExecute(runCtx))
 	}
 }

@@ -116,9 +116,6 @@ type callState struct {
 	final string // the complete arguments of tool_call_end, if any
 	open  bool
 
-	wait    <-chan json.RawMessage // frontend: the registered wait
-	waitErr error                  // frontend: the registration failed
-
 	confirm confirmation // edit confirmation (params.confirmEdits)
 }
 

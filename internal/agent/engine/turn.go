@@ -254,9 +254,6 @@ func (r *run) callStart(rp *reply, ev llm.Event) *callState {
 	rp.calls = append(rp.calls, c)
 	rp.byIndex[ev.Index] = c
 	r.pending = append(r.pending, c)
-	if c.kind == CallFrontend {
-		r.registerWait(c)
-	}
 	w := r.wire(c)
 	r.em.emit(Event{Type: ToolStart, ToolID: c.id, Call: &w})
 	return c

@@ -1,15 +1,13 @@
-package engine
+package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 )
 
@@ -100,7 +98,7 @@ func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.
 	return d, nil
 }
 
-// parseCallDecision reads the /submit params of an edit approval for req
+// parseCallDecision reads the /submit params of an edit approval of the calls ids
 // (the call confirmation extension): a JSON object {decision, approved?,
 // reason?}. decision is approve (every call), deny (none) or partial (the
 // calls listed in approved, which it needs); approved may only name calls
@@ -109,10 +107,10 @@ func parseDecision(params json.RawMessage, req protocol.ScopeRequest) (protocol.
 // the confirm frontend tool, server.ConfirmTool), is read as approve
 // (partial when approved names only some calls) or deny, comment being the
 // reason.
-func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+func parseCallDecision(params json.RawMessage, ids []string) (protocol.ConfirmDecision, error) {
 	if fields, err := paramFields(params, "confirmed", "comment", "approved"); err == nil {
 		if _, ok := fields["confirmed"]; ok {
-			return parseConfirmForm(fields, req)
+			return parseConfirmForm(fields, ids)
 		}
 	}
 	fields, err := paramFields(params, "decision", "approved", "reason")
@@ -142,10 +140,6 @@ func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (p
 	} else if d.Verdict == protocol.VerdictPartial {
 		return d, errors.New("partial needs approved: the tool ids of the calls to run")
 	}
-	ids := make([]string, len(req.Calls))
-	for i, c := range req.Calls {
-		ids[i] = c.ToolID
-	}
 	for _, id := range approved {
 		if !slices.Contains(ids, id) {
 			return d, fmt.Errorf("tool id %q is not part of the request (calls: %s)", id, strings.Join(ids, ", "))
@@ -170,7 +164,7 @@ func parseCallDecision(params json.RawMessage, req protocol.CallConfirmation) (p
 
 // parseConfirmForm reads a confirm form's answer {confirmed, comment?,
 // approved?} as an edit decision (parseCallDecision).
-func parseConfirmForm(fields map[string]json.RawMessage, req protocol.CallConfirmation) (protocol.ConfirmDecision, error) {
+func parseConfirmForm(fields map[string]json.RawMessage, ids []string) (protocol.ConfirmDecision, error) {
 	var confirmed bool
 	if json.Unmarshal(fields["confirmed"], &confirmed) != nil {
 		return protocol.ConfirmDecision{}, errors.New("confirmed must be true or false")
@@ -190,8 +184,8 @@ func parseConfirmForm(fields map[string]json.RawMessage, req protocol.CallConfir
 	if err != nil {
 		return protocol.ConfirmDecision{}, err
 	}
-	d, err := parseCallDecision(b, req)
-	if err == nil && d.Verdict == protocol.VerdictPartial && len(d.Approved) == len(req.Calls) {
+	d, err := parseCallDecision(b, ids)
+	if err == nil && d.Verdict == protocol.VerdictPartial && len(d.Approved) == len(ids) {
 		d.Verdict = protocol.VerdictApprove
 	}
 	return d, err
@@ -209,143 +203,41 @@ func stringField(fields map[string]json.RawMessage, name string, dst *string) er
 	return nil
 }
 
-// runWaits are the pending waits one protocol run registered in the
-// engine's waits: frontend calls (runId#toolId), scope approvals
-// (runId#scope:<toolId>, AGENT_PROTOCOL § 5.4) and edit approvals
-// (runId#calls:<toolId>). Each key is registered once, by whichever comes
-// first: the event that shows it to the client (tool.start, scope.request,
-// approval.request) or the code that waits for it, so a client
-// answering right after the event is never unmatched.
-type runWaits struct {
-	e     *Engine
-	runID string
-
-	mu sync.Mutex
-	m  map[string]*pendingWait // by wait key
-}
-
-// pendingWait is one registered wait.
-type pendingWait struct {
-	key string
-	ch  <-chan json.RawMessage
-	err error // the registration failed (a duplicate key)
-}
-
-func newRunWaits(e *Engine, runID string) *runWaits {
-	return &runWaits{e: e, runID: runID, m: map[string]*pendingWait{}}
-}
-
-// approvalID is the toolId a client submits a scope decision under.
-func approvalID(toolID string) string { return ScopeApprovalPrefix + toolID }
-
-// open registers the wait of toolID (a call id, or approvalID(call id))
-// once; later calls return the first registration. check validates the
-// submitted payloads (nil: any). A key already pending elsewhere makes the
-// wait fail.
-func (w *runWaits) open(toolID string, check func(json.RawMessage) error) *pendingWait {
-	key := waitKey(w.runID, toolID)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if pw := w.m[key]; pw != nil {
-		return pw
-	}
-	pw := &pendingWait{key: key}
-	pw.ch, pw.err = w.e.waits.registerChecked(key, check)
-	w.m[key] = pw
-	return pw
-}
-
-// openScope registers the approval of req (its payloads must be valid
-// decisions for it).
-func (w *runWaits) openScope(req protocol.ScopeRequest) *pendingWait {
-	return w.open(approvalID(req.ToolID), func(p json.RawMessage) error {
-		_, err := parseDecision(p, req)
-		return err
-	})
-}
-
-// await waits for the payload of pw: up to timeout (none when timeout <=
-// 0), or until ctx is done (then ctx.Err()). A nil payload with a nil
-// error means the timeout passed; the key is gone in every case.
-func (w *runWaits) await(ctx context.Context, pw *pendingWait, timeout time.Duration) (json.RawMessage, error) {
-	defer w.forget(pw)
-	if pw.err != nil {
-		return nil, pw.err
-	}
-	var expired <-chan time.Time
-	if timeout > 0 {
-		timer := time.NewTimer(timeout)
-		defer timer.Stop()
-		expired = timer.C
-	}
-	select {
-	case p := <-pw.ch:
-		return p, nil
-	case <-expired:
-		p, _ := w.e.waits.drop(pw.key, pw.ch) // a submit that raced the timer still counts
-		return p, nil
-	case <-ctx.Done():
-		if p, ok := w.e.waits.drop(pw.key, pw.ch); ok {
-			return p, nil
+// answerOf parses what a client submitted for a pending question into the
+// typed answer the run waits for: any JSON for a frontend call, a scope
+// decision, an edit decision.
+func answerOf(q engine.Question, params json.RawMessage) (engine.Answer, error) {
+	a := engine.Answer{Raw: params}
+	switch q.Kind {
+	case engine.AskScope:
+		d, err := parseDecision(params, *q.Scope)
+		if err != nil {
+			return a, badRequest("Invalid scope decision: %v", err)
 		}
-		return nil, ctx.Err()
-	}
-}
-
-// awaitScope waits for the decision of req (registered with openScope).
-// It returns the decision and the submitted params; without a decision in
-// time (timeout > 0) the decision is VerdictTimeout by policy and params
-// are nil.
-func (w *runWaits) awaitScope(ctx context.Context, req protocol.ScopeRequest, timeout time.Duration) (protocol.ScopeDecision, json.RawMessage, error) {
-	p, err := w.await(ctx, w.openScope(req), timeout)
-	switch {
-	case err != nil:
-		return protocol.ScopeDecision{}, nil, err
-	case p == nil:
-		return protocol.ScopeDecision{Verdict: protocol.VerdictTimeout, By: protocol.ByPolicy,
-			Reason: fmt.Sprintf("no decision within %d ms", timeout.Milliseconds())}, nil, nil
-	}
-	d, err := parseDecision(p, req) // validated at release: cannot fail
-	return d, p, err
-}
-
-// openCalls registers the edit approval of req (its payloads must be valid
-// decisions for it).
-func (w *runWaits) openCalls(req protocol.CallConfirmation) *pendingWait {
-	return w.open(req.ApprovalID, func(p json.RawMessage) error {
-		_, err := parseCallDecision(p, req)
-		return err
-	})
-}
-
-// awaitCalls waits for the decision of req (registered with openCalls)
-// until ctx is done; it returns the decision and the submitted params.
-func (w *runWaits) awaitCalls(ctx context.Context, req protocol.CallConfirmation) (protocol.ConfirmDecision, json.RawMessage, error) {
-	p, err := w.await(ctx, w.openCalls(req), 0)
-	if err != nil {
-		return protocol.ConfirmDecision{}, nil, err
-	}
-	d, err := parseCallDecision(p, req) // validated at release: cannot fail
-	return d, p, err
-}
-
-// forget removes pw from the run's registrations (its key is gone).
-func (w *runWaits) forget(pw *pendingWait) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.m[pw.key] == pw {
-		delete(w.m, pw.key)
-	}
-}
-
-// close drops the keys nobody waits for any more (the run ended).
-func (w *runWaits) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for key, pw := range w.m {
-		if pw.err == nil {
-			w.e.waits.drop(pw.key, pw.ch)
+		a.Scope = &d
+	case engine.AskApproval:
+		ids := make([]string, len(q.Approval.Calls))
+		for i, c := range q.Approval.Calls {
+			ids[i] = c.ToolID
 		}
-		delete(w.m, key)
+		d, err := parseCallDecision(params, ids)
+		if err != nil {
+			return a, badRequest("Invalid edit decision: %v", err)
+		}
+		a.Approval = &d
 	}
+	return a, nil
+}
+
+// accepted is the answer to a submit that answered its question.
+func accepted(q engine.Question, runID, toolID string) SubmitResponse {
+	what := "Frontend submit"
+	switch q.Kind {
+	case engine.AskScope:
+		what = "Scope decision"
+	case engine.AskApproval:
+		what = "Edit decision"
+	}
+	return SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
+		Detail: what + " accepted for runId=" + runID + ", toolId=" + toolID}
 }
