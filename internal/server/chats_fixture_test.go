@@ -25,6 +25,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -80,9 +81,11 @@ type chEngine struct {
 	st     store.Store   // the server's store, for scripts that store messages
 	waits  *engine.Waits // the server's questions
 
-	mu      sync.Mutex
-	specs   []engine.Spec
-	waiting chan string // runId#toolId of each question awaited
+	mu       sync.Mutex
+	specs    []engine.Spec
+	docs     []string    // the document each run was bound to (Options.Tools)
+	subjects []string    // the subject of each run's context
+	waiting  chan string // runId#toolId of each question awaited
 }
 
 func newChEngine(s chScript) *chEngine {
@@ -108,6 +111,35 @@ func (f *chEngine) await(ctx context.Context, runID, toolID string) (json.RawMes
 	f.waiting <- runID + "#" + toolID
 	a, err := f.waits.Wait(ctx, engine.Question{RunID: runID, ID: toolID, Kind: engine.AskFrontend})
 	return a.Raw, err
+}
+
+// bind is the server's Options.Tools: it records the run's document and
+// the subject of its context.
+func (f *chEngine) bind(ctx context.Context, _ *engine.Spec, docID string) error {
+	sub, _ := auth.SubjectFrom(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.docs = append(f.docs, docID)
+	f.subjects = append(f.subjects, sub)
+	return nil
+}
+
+// lastDoc and lastSubject return the document and the subject of the
+// latest run.
+func (f *chEngine) lastDoc(t *testing.T) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.NotEmpty(t, f.docs)
+	return f.docs[len(f.docs)-1]
+}
+
+func (f *chEngine) lastSubject(t *testing.T) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.NotEmpty(t, f.subjects)
+	return f.subjects[len(f.subjects)-1]
 }
 
 // lastSpec returns the spec of the latest run.
@@ -196,7 +228,7 @@ func newChEnvOn(t *testing.T, st store.Store, s chScript, wrap func(http.Handler
 	e.eng.st = e.st
 	e.defs.Store(chLoadAgents(t, chAgentFiles))
 	e.runs = NewRunManager(e.st, RunOptions{})
-	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Waits: e.eng.waits, Runs: e.runs}
+	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Waits: e.eng.waits, Tools: e.eng.bind, Runs: e.runs}
 	for _, f := range opts {
 		f(&o)
 	}

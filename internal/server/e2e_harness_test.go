@@ -209,33 +209,36 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		ft = 5 * time.Second
 	}
 	waits := &engine.Waits{}
-	eng := &engine.Engine{Store: st, Models: fm, Waiter: waits, FrontendTimeout: ft, ContextProviders: opts.contextProviders,
-		Backends: func(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
-			m := map[string]tool.Tool{"upper": upperTool()}
-			for _, et := range opts.tools {
-				m[et.Name()] = et
-			}
-			if spec.DocumentID != "" {
-				bt, err := h.docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
-				if err != nil {
-					return nil, err
-				}
-				for k, v := range bt {
-					m[k] = v
-				}
-			}
-			return m, nil
-		}}
-	if opts.protocolBook {
-		eng.Activities = server.ProtocolActivities(h.docs)
-		if gate := opts.activityGate; gate != nil {
-			eng.Activities = gateActivities(eng.Activities, gate)
+	eng := &engine.Runner{Memory: st, Models: fm, Waiter: waits, FrontendTimeout: ft}
+	bind := func(ctx context.Context, spec *engine.Spec, docID string) error {
+		spec.Tools = map[string]tool.Tool{"upper": upperTool()}
+		for _, et := range opts.tools {
+			spec.Tools[et.Name()] = et
 		}
-		providers := server.ProtocolContextProviders(h.docs)
-		maps.Copy(providers, opts.contextProviders)
-		eng.ContextProviders = providers
+		spec.Context = maps.Clone(opts.contextProviders)
+		if docID != "" {
+			bt, err := h.docs.BookTools(ctx, docID, spec.RunID, nil)
+			if err != nil {
+				return err
+			}
+			maps.Copy(spec.Tools, bt)
+		}
+		if !opts.protocolBook {
+			return nil
+		}
+		acts, err := server.ProtocolActivities(ctx, h.docs, spec.RunID, docID)
+		if err != nil {
+			return err
+		}
+		if gate := opts.activityGate; gate != nil {
+			acts = gateActivities(acts, gate)
+		}
+		spec.Activities = acts
+		spec.Context = server.ProtocolContextProviders(h.docs, docID)
+		maps.Copy(spec.Context, opts.contextProviders)
+		return nil
 	}
-	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng, Waits: waits,
+	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng, Waits: waits, Tools: bind,
 		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
 	h.srv = httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
@@ -250,24 +253,17 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 
 // gateActivities wraps the activities of acts so that gate runs before
 // each call; a previewing activity stays one (protocol.Previewer).
-func gateActivities(acts func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error),
-	gate func(context.Context, *protocol.Call)) func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-	return func(ctx context.Context, spec engine.Spec, edit func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-		m, err := acts(ctx, spec, edit)
-		if err != nil {
-			return nil, err
+func gateActivities(acts map[string]protocol.Activity, gate func(context.Context, *protocol.Call)) map[string]protocol.Activity {
+	out := make(map[string]protocol.Activity, len(acts))
+	for name, act := range acts {
+		g := &gatedActivity{act: act, gate: gate}
+		if pv, ok := act.(protocol.Previewer); ok {
+			out[name] = &gatedPreviewer{gatedActivity: g, pv: pv}
+			continue
 		}
-		out := make(map[string]protocol.Activity, len(m))
-		for name, act := range m {
-			g := &gatedActivity{act: act, gate: gate}
-			if pv, ok := act.(protocol.Previewer); ok {
-				out[name] = &gatedPreviewer{gatedActivity: g, pv: pv}
-				continue
-			}
-			out[name] = g
-		}
-		return out, nil
+		out[name] = g
 	}
+	return out
 }
 
 type gatedActivity struct {

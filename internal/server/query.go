@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"slices"
@@ -14,7 +15,6 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
@@ -317,10 +317,8 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	if q.firstRun {
 		chatStart = &api.ChatStart{ChatID: q.chatID, ChatName: q.chatName(), ChatImageToken: s.chatImageToken(ctx, q.chatID)}
 	}
-	subject, _ := auth.SubjectFrom(ctx)
 	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
-		Message: q.req.Message, Params: rq.Params, DocumentID: q.docID, ContinuePlan: continuePlan(q.req.Params),
-		Subject: subject}
+		Message: q.req.Message, Params: rq.Params, ContinuePlan: continuePlan(q.req.Params)}
 	if len(rq.References) > 0 {
 		if spec.References, err = api.Encode(rq.References); err != nil {
 			return nil, err
@@ -330,6 +328,11 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
+			if s.opts.Tools != nil {
+				if err := s.opts.Tools(ctx, &spec, q.docID); err != nil {
+					return fmt.Errorf("engine: backend tools: %w", err)
+				}
+			}
 			defer s.opts.Waits.Close(runID)
 			return a.Run(asking(s.opts.Waits, runID, s.opts.Engine.Run(ctx, spec)))
 		},

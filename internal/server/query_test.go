@@ -136,8 +136,8 @@ func TestQueryBootstrapAndEcho(t *testing.T) {
 	require.NotContains(t, spec.Params, "__secret")
 	require.JSONEq(t, `{"a":[1,2]}`, string(spec.Params["keep"]))
 	require.True(t, spec.ContinuePlan)
-	require.Empty(t, spec.DocumentID)
-	require.Empty(t, spec.Subject)
+	require.Empty(t, e.eng.lastDoc(t))
+	require.Empty(t, e.eng.lastSubject(t))
 
 	run, err := e.st.GetRun(context.Background(), runID)
 	require.NoError(t, err)
@@ -237,22 +237,22 @@ func TestQueryDocumentBinding(t *testing.T) {
 		return chatID
 	}
 	chatID := run(`{"message":"hi","params":{"documentId":"` + strings.ToUpper(docA) + `"}}`)
-	require.Equal(t, docA, e.eng.lastSpec(t).DocumentID)
+	require.Equal(t, docA, e.eng.lastDoc(t))
 	chat, err := e.st.GetChat(context.Background(), chatID)
 	require.NoError(t, err)
 	require.Equal(t, docA, chat.DocumentID)
 
 	run(`{"message":"hi","chatId":"` + chatID + `"}`)
-	require.Equal(t, docA, e.eng.lastSpec(t).DocumentID, "the bound document")
+	require.Equal(t, docA, e.eng.lastDoc(t), "the bound document")
 	run(`{"message":"hi","chatId":"` + chatID + `","references":[{"type":"document","id":"` + docB + `"}]}`)
-	require.Equal(t, docB, e.eng.lastSpec(t).DocumentID, "a reference selects too")
+	require.Equal(t, docB, e.eng.lastDoc(t), "a reference selects too")
 	run(`{"message":"hi","chatId":"` + chatID + `","params":{"documentId":"` + docB + `"},"references":[{"type":"Document","id":" ` + docB + `"}]}`)
-	require.Equal(t, docB, e.eng.lastSpec(t).DocumentID, "agreeing selections")
+	require.Equal(t, docB, e.eng.lastDoc(t), "agreeing selections")
 	chat, err = e.st.GetChat(context.Background(), chatID)
 	require.NoError(t, err)
 	require.Equal(t, docB, chat.DocumentID, "the latest selection is bound")
 	run(`{"message":"hi"}`)
-	require.Empty(t, e.eng.lastSpec(t).DocumentID, "a new chat has none")
+	require.Empty(t, e.eng.lastDoc(t), "a new chat has none")
 }
 
 // Row 22.
@@ -276,7 +276,7 @@ func TestQueryChatImageTokenAndDone(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, start.ChatID, tok.ChatID)
 	require.Equal(t, "alice", tok.Subject)
-	require.Equal(t, "alice", e.eng.lastSpec(t).Subject)
+	require.Equal(t, "alice", e.eng.lastSubject(t))
 	for _, f := range frames {
 		require.NotEqual(t, "[DONE]", f.data, "no [DONE] by default")
 	}

@@ -36,6 +36,11 @@ type Options struct {
 	// Waits holds the questions runs put to people (the Engine's Waiter);
 	// /submit answers them. Nil: a fresh one.
 	Waits *engine.Waits
+	// Tools gives a run its tools (Spec.Tools, Activities, Context) for
+	// its document docID ("" for none); it runs on the run's goroutine
+	// before the run starts, and an error ends the run (internal_error).
+	// Nil: no tools.
+	Tools func(ctx context.Context, spec *engine.Spec, docID string) error
 	Runs  *RunManager
 	// Documents holds the documents the book tools edit (required for the
 	// document endpoints and the book editor agent).

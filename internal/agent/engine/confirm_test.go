@@ -33,8 +33,8 @@ func confirmEnv(t *testing.T) (*env, *fnTool) {
 		return tool.Result{Text: "applied " + string(args)}, nil
 	}}
 	e.tools["editor"] = ed
-	e.eng.Backends = func(context.Context, Spec) (map[string]tool.Tool, error) {
-		return map[string]tool.Tool{"editor": pvTool{ed}, "echo": e.tools["echo"]}, nil
+	e.toolsFor = func() map[string]tool.Tool {
+		return map[string]tool.Tool{"editor": pvTool{ed}, "echo": e.tools["echo"]}
 	}
 	return e, ed
 }

@@ -7,10 +7,10 @@
 // persists the run's messages, system snapshots and plans in the store as
 // they complete.
 //
-// The engine knows nothing about HTTP or documents: the Go backend tools of a
-// run come from Engine.Backends (the server binds the book tools to the
-// run's document there and reports applied edits in tool.Result.Edits, with
-// Edit.Book = the documentId and Edit.Revision set).
+// The runner knows nothing about HTTP or documents: the Go backend tools of
+// a run come with its Spec (the server binds the book tools to the run's
+// document and reports applied edits in tool.Result.Edits, with Edit.Book =
+// the documentId and Edit.Revision set).
 package engine
 
 import (
@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
@@ -40,16 +41,31 @@ type Spec struct {
 	Message string
 	// Params are the query params without the internal "__" keys.
 	Params map[string]json.RawMessage
-	// DocumentID is the document the run works on ("" when none).
-	DocumentID string
 	// ContinuePlan is params.continuePlan (PLAN_EXECUTE, § 6.4 step 1).
 	ContinuePlan bool
-	// Subject is the JWT subject of the request ("" without auth).
-	Subject string
 	// References are the query's references as a JSON array (a protocol
 	// agent's input carries them); nil when there are none.
 	References json.RawMessage
+
+	// Tools are the Go backend tools the run may call, by name (the book
+	// tools bound to the run's book, demo tools …). The runner adds its own
+	// built-ins (plan tools, _skill_run_script_). Applied edits come back in
+	// tool.Result.Edits.
+	Tools map[string]tool.Tool
+	// Activities are native protocol activities (AGENT_PROTOCOL § 4.5) by
+	// name; they win over Tools of the same name and run with the
+	// budget.tool timeout. An activity reports its applied edits with
+	// tool.ReportEdit.
+	Activities map[string]protocol.Activity
+	// Context resolves the `provider` entries of a protocol agent's
+	// protocol.context by name (AGENT_PROTOCOL § 5.1).
+	Context map[string]ContextProvider
 }
+
+// ContextProvider supplies the messages of a `provider` entry of
+// protocol.context at run start (AGENT_PROTOCOL § 5.1), e.g. the reference
+// cards of the run's book.
+type ContextProvider func(ctx context.Context) ([]agentctx.Message, error)
 
 // CallKind is the kind of a tool call as the stream shows it.
 type CallKind string
@@ -81,41 +97,54 @@ type ModelSource interface {
 	Provider(modelKey string) (llm.Provider, models.Model, error)
 }
 
-// Engine executes runs. Its fields are set once before the first run; it is
-// safe for concurrent runs.
-type Engine struct {
-	Store  store.Store
+// Memory is where a chat's runs keep what later runs read (PLATFORM_API
+// § 5; AGENT_PROTOCOL § 5.5): the messages of each run, in order. Any
+// store.Store is one; the CLI keeps its chats in an in-memory store.
+// A Memory that also stores system snapshots (AppendSystem) and plans
+// (SavePlan, LatestPlan) gets them too (see store.Systems, store.Plans).
+type Memory interface {
+	// RecentMessages returns the messages of the chat's last k runs, in
+	// run order then in order.
+	RecentMessages(ctx context.Context, chatID string, k int) ([]store.Message, error)
+	// AppendMessages appends messages to a run.
+	AppendMessages(ctx context.Context, runID string, msgs ...store.Message) error
+}
+
+// snapshotMemory is a Memory that keeps the system snapshot of every model
+// call (§ 5.1).
+type snapshotMemory interface {
+	AppendSystem(ctx context.Context, runID, stage string, body json.RawMessage) (bool, error)
+}
+
+// planMemory is a Memory that keeps PLAN_EXECUTE plans (§ 6.4).
+type planMemory interface {
+	SavePlan(ctx context.Context, p store.Plan) error
+	LatestPlan(ctx context.Context, chatID string) (store.Plan, error)
+}
+
+// Runner runs agents: the one runtime of the CLI and the server. Its
+// fields are set once before the first run; it is safe for concurrent
+// runs.
+type Runner struct {
 	Models ModelSource
+	Memory Memory
 	// Waiter asks a person: frontend calls, scope and edit approvals
-	// (required for agents that ask; without one every question is
-	// answered as if nobody could).
+	// (without one, every question is answered as if nobody could).
 	Waiter Waiter
-	// Backends returns the Go backend tools of a run by lowercase name
-	// (the book tools bound to spec.DocumentID, demo tools …). The engine
-	// adds its own built-ins (plan tools, _skill_run_script_).
-	Backends func(ctx context.Context, spec Spec) (map[string]tool.Tool, error)
-	// MemoryK is memory.k (default 20).
-	MemoryK int
-	// FrontendTimeout is tools.frontendSubmitTimeoutMs (default 300 s).
-	FrontendTimeout time.Duration
 	// Clock stamps stored messages and plans (default time.Now).
 	Clock func() time.Time
 	// Logger receives the run's diagnostics (default: discarded).
 	Logger *slog.Logger
-	// ContextProviders resolve the `provider` entries of a protocol
-	// agent's protocol.context by name (AGENT_PROTOCOL § 5.1).
-	ContextProviders map[string]ContextProvider
-	// Activities returns the native protocol activities of a run by
-	// lowercase name (AGENT_PROTOCOL § 4.5); they win over Backends of the
-	// same name and run with the budget.tool timeout. edit reports an
-	// applied document edit of call toolID: the engine streams it as
-	// document.edit. Optional.
-	Activities func(ctx context.Context, spec Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error)
+
+	// MemoryK is memory.k (default 20).
+	MemoryK int
+	// FrontendTimeout is tools.frontendSubmitTimeoutMs (default 300 s).
+	FrontendTimeout time.Duration
 	// AllowInlineCode is skills.allowInlineCode: code sent in
 	// _skill_run_script_'s pythonCode runs for skills that declare
 	// inlineCode (default false: only the scripts shipped with a skill).
 	AllowInlineCode bool
-	// MaxRetryWait is the longest provider Retry-After the engine waits
+	// MaxRetryWait is the longest provider Retry-After the runner waits
 	// before its one reconnect (default DefaultMaxRetryWait); a longer one
 	// ends the model call at once and the run.error says so.
 	MaxRetryWait time.Duration

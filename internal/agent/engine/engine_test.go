@@ -121,7 +121,7 @@ func TestInternalErrors(t *testing.T) {
 		e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a"`)})
 		e.provide(scripted(llmtest.Text("hi")))
 		s := e.spec("a", "go")
-		e.eng.Store = failingStore{e.st}
+		e.eng.Memory = failingStore{e.st}
 		rec := e.recorder(s)
 		require.NoError(t, rec.drain(e.eng.Run(context.Background(), s)))
 		rec.requireTerminal(t, "fail:internal_error")

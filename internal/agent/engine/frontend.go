@@ -34,7 +34,7 @@ func (r *run) waitFrontend(ctx context.Context, c *callState) (outcome, error) {
 // ask puts q to the Waiter for up to timeout (none when timeout <= 0). It
 // returns ctx's error when the run ends first, context.DeadlineExceeded on
 // timeout, an error wrapping ErrNoAnswer when nobody can answer.
-func (e *Engine) ask(ctx context.Context, timeout time.Duration, q Question) (Answer, error) {
+func (e *Runner) ask(ctx context.Context, timeout time.Duration, q Question) (Answer, error) {
 	if e.Waiter == nil {
 		return Answer{}, fmt.Errorf("%w: no waiter", ErrNoAnswer)
 	}

@@ -303,12 +303,16 @@ type env struct {
 	t      *testing.T
 	snap   *agentdef.Snapshot
 	st     *memory.Store
-	eng    *Engine
+	eng    *Runner
 	waits  *Waits
 	models *fakeModels
 	tools  map[string]*fnTool
-	chatID string
-	runs   int
+	// toolsFor, activities and context go into every Spec (see spec).
+	toolsFor   func() map[string]tool.Tool
+	activities map[string]protocol.Activity
+	context    map[string]ContextProvider
+	chatID     string
+	runs       int
 }
 
 // backendNames are the Go backend tools the loader knows.
@@ -342,14 +346,7 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	e := &env{t: t, snap: snap, st: memory.New(), models: &fakeModels{p: map[string]llm.Provider{}},
 		tools: defaultTools(), chatID: "c0ffee00-0000-4000-8000-000000000001"}
 	e.waits = &Waits{}
-	e.eng = &Engine{Store: e.st, Models: e.models, Waiter: e.waits, FrontendTimeout: time.Second,
-		Backends: func(context.Context, Spec) (map[string]tool.Tool, error) {
-			out := map[string]tool.Tool{}
-			for k, v := range e.tools {
-				out[k] = v
-			}
-			return out, nil
-		}}
+	e.eng = &Runner{Memory: e.st, Models: e.models, Waiter: e.waits, FrontendTimeout: time.Second}
 	require.NoError(t, e.st.CreateChat(context.Background(), store.Chat{ID: e.chatID, Name: "test", AgentKey: "a",
 		CreatedAt: time.Now(), UpdatedAt: time.Now()}))
 	return e
@@ -391,7 +388,20 @@ func (e *env) spec(key, message string) Spec {
 	id := fmt.Sprintf("run%04d", e.runs)
 	require.NoError(e.t, e.st.CreateRun(context.Background(), store.Run{ID: id, ChatID: e.chatID, AgentKey: key,
 		Status: store.RunRunning, StartedAt: time.Now()}))
-	return Spec{RunID: id, ChatID: e.chatID, RequestID: id, Agent: a, Defs: e.snap, Message: message}
+	return Spec{RunID: id, ChatID: e.chatID, RequestID: id, Agent: a, Defs: e.snap, Message: message,
+		Tools: e.goTools(), Activities: e.activities, Context: e.context}
+}
+
+// goTools are the run's Go tools: e.toolsFor when set, else e.tools.
+func (e *env) goTools() map[string]tool.Tool {
+	if e.toolsFor != nil {
+		return e.toolsFor()
+	}
+	out := map[string]tool.Tool{}
+	for k, v := range e.tools {
+		out[k] = v
+	}
+	return out
 }
 
 // run executes a new run of agent key and returns its events.

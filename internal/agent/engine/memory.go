@@ -61,9 +61,9 @@ func (r *run) loadHistory(ctx context.Context) error {
 // memoryWindow returns the stored messages of the last memory.k runs of a
 // chat before run runID, in order (§ 5.2; protocol runs read their context
 // lines from the same window).
-func (e *Engine) memoryWindow(ctx context.Context, chatID, runID string) ([]store.Message, error) {
+func (e *Runner) memoryWindow(ctx context.Context, chatID, runID string) ([]store.Message, error) {
 	k := e.memoryK()
-	msgs, err := e.Store.RecentMessages(ctx, chatID, k+1)
+	msgs, err := e.Memory.RecentMessages(ctx, chatID, k+1)
 	if err != nil {
 		return nil, fmt.Errorf("engine: memory: %w", err)
 	}
@@ -236,7 +236,7 @@ func (r *run) store(ctx context.Context, stage string, msgs ...storedMessage) er
 		}
 		rows[i] = store.Message{Stage: stage, TaskID: r.task, MsgID: m.MsgID, Body: body}
 	}
-	if err := r.e.Store.AppendMessages(ctx, r.spec.RunID, rows...); err != nil {
+	if err := r.e.Memory.AppendMessages(ctx, r.spec.RunID, rows...); err != nil {
 		return internalf("store messages: %v", err)
 	}
 	return nil

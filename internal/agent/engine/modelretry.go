@@ -10,7 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
-// DefaultMaxRetryWait is Engine.MaxRetryWait's default.
+// DefaultMaxRetryWait is Runner.MaxRetryWait's default.
 const DefaultMaxRetryWait = 30 * time.Second
 
 // modelRetry applies the retry rule of PLATFORM_API § 6.3 to one model
@@ -28,7 +28,7 @@ type modelRetry struct {
 }
 
 // modelRetry returns the rule for one model call.
-func (e *Engine) modelRetry() *modelRetry {
+func (e *Runner) modelRetry() *modelRetry {
 	r := &modelRetry{maxWait: e.MaxRetryWait, sleep: e.Sleep}
 	if r.maxWait <= 0 {
 		r.maxWait = DefaultMaxRetryWait

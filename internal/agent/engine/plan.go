@@ -77,7 +77,11 @@ func (r *run) loadPlan(ctx context.Context) error {
 	if r.plan == nil || !r.spec.ContinuePlan {
 		return nil
 	}
-	p, err := r.e.Store.LatestPlan(ctx, r.spec.ChatID)
+	pm, ok := r.e.Memory.(planMemory)
+	if !ok {
+		return nil
+	}
+	p, err := pm.LatestPlan(ctx, r.spec.ChatID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -118,7 +122,11 @@ func (r *run) publishPlan(ctx context.Context) error {
 	if err != nil {
 		return internalf("encode plan: %v", err)
 	}
-	err = r.e.Store.SavePlan(ctx, store.Plan{ID: r.plan.id, ChatID: r.spec.ChatID, RunID: r.spec.RunID, Tasks: body,
+	pm, ok := r.e.Memory.(planMemory)
+	if !ok {
+		return nil
+	}
+	err = pm.SavePlan(ctx, store.Plan{ID: r.plan.id, ChatID: r.spec.ChatID, RunID: r.spec.RunID, Tasks: body,
 		UpdatedAt: r.e.now()})
 	if err != nil {
 		return internalf("store plan: %v", err)

@@ -199,7 +199,11 @@ func (r *run) saveSystem(ctx context.Context, ts turnSpec, req *llm.Request) err
 	if err != nil {
 		return internalf("system snapshot: %v", err)
 	}
-	if _, err := r.e.Store.AppendSystem(ctx, r.spec.RunID, ts.stage, body); err != nil {
+	sm, ok := r.e.Memory.(snapshotMemory)
+	if !ok {
+		return nil
+	}
+	if _, err := sm.AppendSystem(ctx, r.spec.RunID, ts.stage, body); err != nil {
 		return internalf("store system snapshot: %v", err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -17,24 +16,19 @@ import (
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
-// ContextProvider supplies the messages of a `provider` entry of
-// protocol.context at run start (AGENT_PROTOCOL § 5.1), e.g. the reference
-// cards of the run's document.
-type ContextProvider func(ctx context.Context, spec Spec) ([]agentctx.Message, error)
-
 // protoRun is one run of a protocol agent (AGENT_PROTOCOL § 5): the
 // protocol runtime drives the turns; the engine supplies the agent, the
 // activities, the approver and the chat memory, and maps the runtime's
 // events onto the stream.
 type protoRun struct {
-	e     *Engine
+	e     *Runner
 	spec  Spec
 	agent agentdef.AgentDef // normalized
 	em    *emitter
 	log   *slog.Logger
 
-	backends map[string]tool.Tool         // Engine.Backends, by lowercase name
-	natives  map[string]protocol.Activity // Engine.Activities, by lowercase name
+	backends map[string]tool.Tool         // Spec.Tools, by lowercase name
+	natives  map[string]protocol.Activity // Spec.Activities, by lowercase name
 	ctx      context.Context              // the run context (context providers of delegates)
 	cancel   context.CancelCauseFunc
 
@@ -64,34 +58,22 @@ var errStore = errors.New("engine: storing the run's messages failed")
 // its backends and activities, its chat memory and the stored user
 // message. runCtx is the run's context (context providers of delegates
 // use it), cancel its cancel function. execute then runs it.
-func (e *Engine) newProtoRun(ctx context.Context, spec Spec, runCtx context.Context, cancel context.CancelCauseFunc) (*protoRun, error) {
+func (e *Runner) newProtoRun(ctx context.Context, spec Spec, runCtx context.Context, cancel context.CancelCauseFunc) (*protoRun, error) {
 	switch {
 	case spec.Defs == nil:
 		return nil, errors.New("engine: spec without definitions")
-	case e.Store == nil || e.Models == nil:
-		return nil, errors.New("engine: Store and Models are required")
+	case e.Memory == nil || e.Models == nil:
+		return nil, errors.New("engine: Memory and Models are required")
 	case spec.RunID == "" || spec.ChatID == "":
 		return nil, errors.New("engine: spec without run id or chat id")
 	}
 	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
 		log: e.logger().With("runId", spec.RunID, "protocol", true),
 		ctx: runCtx, cancel: cancel, agents: map[string]*builtAgent{}, models: map[string]*modelProvider{}}
-	if e.Backends != nil {
-		b, err := e.Backends(ctx, spec)
-		if err != nil {
-			return nil, fmt.Errorf("engine: backend tools: %w", err)
-		}
-		p.backends = lowerKeys(b)
-	}
-	if e.Activities != nil {
-		acts, err := e.Activities(ctx, spec, p.emitEdit)
-		if err != nil {
-			return nil, fmt.Errorf("engine: protocol activities: %w", err)
-		}
-		p.natives = make(map[string]protocol.Activity, len(acts))
-		for k, a := range acts {
-			p.natives[lower(k)] = a
-		}
+	p.backends = lowerKeys(spec.Tools)
+	p.natives = make(map[string]protocol.Activity, len(spec.Activities))
+	for k, a := range spec.Activities {
+		p.natives[lower(k)] = a
 	}
 	var err error
 	if p.memory, p.first, err = p.loadMemory(ctx); err != nil {

@@ -174,7 +174,7 @@ func (p *protoRun) toolDecl(name string) (d protocol.ToolDecl, ok bool, err erro
 }
 
 // contextMessages resolves protocol.context: static messages as they are,
-// provider entries through Engine.ContextProviders (frozen tier). An
+// provider entries through Runner.ContextProviders (frozen tier). An
 // unknown provider or a failing one is an error: the run cannot start
 // without the context its agent declares.
 func (p *protoRun) contextMessages(key string, entries []json.RawMessage) (agentctx.Context, error) {
@@ -195,11 +195,11 @@ func (p *protoRun) contextMessages(key string, entries []json.RawMessage) (agent
 			continue
 		}
 		name := strings.TrimSpace(*probe.Provider)
-		provide := p.e.ContextProviders[name]
+		provide := p.spec.Context[name]
 		if provide == nil {
 			return nil, fmt.Errorf("agent %q: protocol.context[%d]: context provider %q is not registered", key, i, name)
 		}
-		msgs, err := provide(p.ctx, p.spec)
+		msgs, err := provide(p.ctx)
 		if err != nil {
 			return nil, fmt.Errorf("agent %q: context provider %q: %w", key, name, err)
 		}
@@ -218,7 +218,7 @@ func (reg *protoRegistry) Activity(name string) (protocol.Activity, bool) {
 	p := (*protoRun)(reg)
 	name = lower(name)
 	if act := p.natives[name]; act != nil {
-		n := &nativeActivity{act: act, timeout: p.agent.Budget.Tool.Timeout()}
+		n := &nativeActivity{act: act, timeout: p.agent.Budget.Tool.Timeout(), edit: p.emitEdit}
 		if pv, ok := act.(protocol.Previewer); ok {
 			return &previewingActivity{nativeActivity: n, pv: pv}, true
 		}
@@ -263,16 +263,19 @@ func (reg *protoRegistry) Agent(key string) (*protocol.Agent, bool) {
 }
 
 // nativeActivity runs a native activity with the call's id in its context
-// (CallID) under the budget.tool timeout.
+// (CallID) under the budget.tool timeout; the edits it reports
+// (tool.ReportEdit) are streamed as document.edit of the call.
 type nativeActivity struct {
 	act     protocol.Activity
 	timeout time.Duration
+	edit    func(toolID string, e tool.Edit)
 }
 
 // Run implements protocol.Activity.
 func (n *nativeActivity) Run(ctx context.Context, call *protocol.Call, t *protocol.Tool, scoped protocol.Scoped) (protocol.Result, error) {
 	ctx, cancel := context.WithTimeout(WithCall(ctx, call.ToolID), n.timeout)
 	defer cancel()
+	ctx = tool.WithEdits(ctx, func(e tool.Edit) { n.edit(call.ToolID, e) })
 	return n.act.Run(ctx, call, t, scoped)
 }
 

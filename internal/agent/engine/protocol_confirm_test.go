@@ -10,7 +10,6 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
-	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // Edit approval (the call confirmation extension): the protocol agent's
@@ -35,9 +34,7 @@ func (previewEcho) Preview(ctx context.Context, call *protocol.Call, _ *protocol
 // once the approval.request is out (with the approvalId and the run id).
 func confirmRun(t *testing.T, timeoutMs string, decide func(e *env, runID, approvalID string)) confirmed {
 	e := newEnv(t, protoFiles(`"approval": {"confirmTools": ["echo"], "timeoutMs": `+timeoutMs+`}`, ""))
-	e.eng.Activities = func(context.Context, Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-		return map[string]protocol.Activity{"echo": previewEcho{}}, nil
-	}
+	e.activities = map[string]protocol.Activity{"echo": previewEcho{}}
 	p := scripted(
 		solution(`{"advisors":[{"id":"gate","thought":"go","calls":"{}"}],"calls":[
 			{"_tool":"echo","_reasoningForCall":"a","text":"one"},

@@ -210,7 +210,7 @@ func (p *protoRun) store(ctx context.Context, stage string, row store.Message, v
 	row.MsgID = head.MsgID
 	p.stores.Lock()
 	defer p.stores.Unlock()
-	if err := p.e.Store.AppendMessages(ctx, p.spec.RunID, row); err != nil {
+	if err := p.e.Memory.AppendMessages(ctx, p.spec.RunID, row); err != nil {
 		return internalf("store messages: %v", err)
 	}
 	return nil

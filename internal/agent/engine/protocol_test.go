@@ -358,15 +358,15 @@ func TestProtocolFailures(t *testing.T) {
 	})
 	t.Run("provider", func(t *testing.T) {
 		e := newEnv(t, protoFiles(`"context": [{"type": "data", "kind": "glossary", "provider": "book.glossary"}]`, ""))
-		e.eng.ContextProviders = map[string]ContextProvider{"book.glossary": func(_ context.Context, s Spec) ([]agentctx.Message, error) {
+		e.context = map[string]ContextProvider{"book.glossary": func(context.Context) ([]agentctx.Message, error) {
 			return []agentctx.Message{{Type: agentctx.TypeData, Kind: "glossary", HasValue: true,
-				Value: agentctx.NewObject("tardis", "a time machine of run "+s.RunID)}}, nil
+				Value: agentctx.NewObject("tardis", "a time machine")}}, nil
 		}}
 		p := scripted(solution(`{"advisors":[{"id":"gate","thought":"ok","calls":"{}"}],"calls":[],"output":{"answer":"ok"}}`))
 		e.provide(p)
-		rec, s := e.run("a", "x")
+		rec, _ := e.run("a", "x")
 		rec.requireTerminal(t, "complete:stop")
-		require.Contains(t, p.Requests()[0].Messages[0].Content, "a time machine of run "+s.RunID)
+		require.Contains(t, p.Requests()[0].Messages[0].Content, "a time machine")
 	})
 }
 
@@ -398,17 +398,15 @@ func TestProtocolScopeRememberRun(t *testing.T) {
 	require.Equal(t, 2, e.tools["today"].calls())
 }
 
-// Engine.Activities: a native activity wins over the Go tool of the same
-// name, gets the call id in its context and reports edits that stream as
-// document.edit before its result.
+// Spec.Activities: a native activity wins over the Go tool of the same
+// name, gets the call id in its context and reports edits
+// (tool.ReportEdit) that stream as document.edit before its result.
 func TestProtocolNativeActivity(t *testing.T) {
 	e := newEnv(t, protoFiles("", ""))
-	e.eng.Activities = func(_ context.Context, _ Spec, edit func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-		return map[string]protocol.Activity{"Echo": protocol.ActivityFunc(func(ctx context.Context, call *protocol.Call, _ *protocol.Tool, _ protocol.Scoped) (protocol.Result, error) {
-			edit(call.ToolID, tool.Edit{Book: "doc1", Op: "replace", Pointer: "3:1.p1", Revision: 4})
-			return protocol.Result{Value: "native " + CallID(ctx)}, nil
-		})}, nil
-	}
+	e.activities = map[string]protocol.Activity{"Echo": protocol.ActivityFunc(func(ctx context.Context, _ *protocol.Call, _ *protocol.Tool, _ protocol.Scoped) (protocol.Result, error) {
+		tool.ReportEdit(ctx, tool.Edit{Book: "doc1", Op: "replace", Pointer: "3:1.p1", Revision: 4})
+		return protocol.Result{Value: "native " + CallID(ctx)}, nil
+	})}
 	p := scripted(
 		solution(`{"advisors":[{"id":"gate","thought":"go","calls":"{}"}],"calls":[{"_tool":"echo","_reasoningForCall":"x","text":"a"}],"output":null}`),
 		solution(`{"advisors":[{"id":"gate","thought":"ok","calls":"{}"}],"calls":[],"output":{"answer":"ok"}}`),

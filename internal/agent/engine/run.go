@@ -16,7 +16,7 @@ import (
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
-// Defaults of the Engine fields.
+// Defaults of the Runner fields.
 const (
 	DefaultMemoryK         = 20
 	DefaultFrontendTimeout = 300 * time.Second
@@ -61,7 +61,7 @@ type providerModel struct {
 // it; tool goroutines read its definitions (spec, agent), Submit never
 // touches it.
 type run struct {
-	e     *Engine
+	e     *Runner
 	spec  Spec
 	agent *agentdef.AgentDef // normalized: the defaults filled in
 	em    *emitter
@@ -70,7 +70,7 @@ type run struct {
 	deadline *deadline
 	history  []llm.Message // the memory window (§ 5.2)
 	user     llm.Message
-	backends map[string]tool.Tool // Engine.Backends, by lowercase name
+	backends map[string]tool.Tool // Spec.Tools, by lowercase name
 	models   map[string]providerModel
 
 	modelCalls, toolCalls int
@@ -100,7 +100,7 @@ type run struct {
 //
 // An agent with a protocol block runs through the protocol runtime instead
 // of the modes (AGENT_PROTOCOL § 5).
-func (e *Engine) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
+func (e *Runner) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		runCtx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
@@ -138,12 +138,12 @@ func (r *run) safeExecute(ctx context.Context) (err error) {
 
 // newRun checks spec and prepares the run: backends, memory window, plan
 // scope and the stored user message.
-func (e *Engine) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
+func (e *Runner) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
 	switch {
 	case spec.Defs == nil:
 		return nil, errors.New("engine: spec without definitions")
-	case e.Store == nil || e.Models == nil:
-		return nil, errors.New("engine: Store and Models are required")
+	case e.Memory == nil || e.Models == nil:
+		return nil, errors.New("engine: Memory and Models are required")
 	case spec.RunID == "" || spec.ChatID == "":
 		return nil, errors.New("engine: spec without run id or chat id")
 	}
@@ -158,13 +158,7 @@ func (e *Engine) newRun(ctx context.Context, spec Spec, em *emitter) (*run, erro
 	default:
 		return nil, fmt.Errorf("engine: agent %q has no block for mode %q", agent.Key, agent.Mode)
 	}
-	if e.Backends != nil {
-		b, err := e.Backends(ctx, spec)
-		if err != nil {
-			return nil, fmt.Errorf("engine: backend tools: %w", err)
-		}
-		r.backends = lowerKeys(b)
-	}
+	r.backends = lowerKeys(spec.Tools)
 	if err := r.loadHistory(ctx); err != nil {
 		return nil, err
 	}
@@ -249,28 +243,28 @@ func (r *run) failure(ctx context.Context, err error) *failure {
 	return internalf("%v", err)
 }
 
-func (e *Engine) logger() *slog.Logger {
+func (e *Runner) logger() *slog.Logger {
 	if e.Logger != nil {
 		return e.Logger
 	}
 	return slog.New(slog.DiscardHandler)
 }
 
-func (e *Engine) now() time.Time {
+func (e *Runner) now() time.Time {
 	if e.Clock != nil {
 		return e.Clock()
 	}
 	return time.Now()
 }
 
-func (e *Engine) memoryK() int {
+func (e *Runner) memoryK() int {
 	if e.MemoryK > 0 {
 		return e.MemoryK
 	}
 	return DefaultMemoryK
 }
 
-func (e *Engine) frontendTimeout() time.Duration {
+func (e *Runner) frontendTimeout() time.Duration {
 	if e.FrontendTimeout > 0 {
 		return e.FrontendTimeout
 	}

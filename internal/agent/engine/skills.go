@@ -85,7 +85,7 @@ func (r *run) agentSkill(id string) (string, bool) {
 // docs/server.md "Security model"): a .sh or .py file shipped in the
 // skill's own directory; code sent with the call (pythonCode) only when the
 // skill declares inlineCode: true and the server allows it
-// (Engine.AllowInlineCode, skills.allowInlineCode). Either runs through
+// (Runner.AllowInlineCode, skills.allowInlineCode). Either runs through
 // sandboxedRun.
 func runSkillScript(ctx context.Context, r *run, raw string) (outcome, error) {
 	var a scriptArgs

@@ -26,7 +26,7 @@ type toolEntry struct {
 	name    string // lowercase
 	kind    agentdef.ToolKind
 	def     *agentdef.ToolDef // the tool file's entry, nil for Go tools without one
-	impl    tool.Tool         // the Go backend tool (Engine.Backends)
+	impl    tool.Tool         // the Go backend tool (Runner.Backends)
 	builtin *builtin          // the engine's own backend tool
 	schema  llm.Tool
 }

@@ -65,9 +65,9 @@ func TestWaitsTimeout(t *testing.T) {
 // The engine's ask: a timeout is context.DeadlineExceeded, the run's end
 // its own error, and without a waiter nobody can answer.
 func TestEngineAsk(t *testing.T) {
-	_, err := (&Engine{}).ask(context.Background(), time.Second, Question{})
+	_, err := (&Runner{}).ask(context.Background(), time.Second, Question{})
 	require.ErrorIs(t, err, ErrNoAnswer)
-	e := &Engine{Waiter: &Waits{}}
+	e := &Runner{Waiter: &Waits{}}
 	_, err = e.ask(context.Background(), time.Millisecond, Question{RunID: "r", ID: "x"})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	ctx, cancel := context.WithCancel(context.Background())
