@@ -228,7 +228,7 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 		return est, nil
 	case !req.Interactive:
 		return est, Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
-	case !confirm(req.In, req.Log, fmt.Sprintf("  %s. Start? [y/N] ", over)):
+	case !confirmed(req.In, req.Log, fmt.Sprintf("  %s. Start?", over)):
 		return est, Usagef("not started")
 	}
 	return est, nil

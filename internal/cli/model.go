@@ -12,6 +12,7 @@ import (
 type Model struct {
 	Provider llm.Provider
 	Info     models.Model
+	reg      *models.Registry // the registry it came from (other model keys of an agent), nil when built by hand
 }
 
 // LoadModel finds the model to use: spec (a model key or provider:model)
@@ -36,7 +37,7 @@ func LoadModel(spec, configPath string) (Model, error) {
 	if err != nil {
 		return Model{}, Usagef("%v", err)
 	}
-	return Model{Provider: p, Info: info}, nil
+	return Model{Provider: p, Info: info, reg: reg}, nil
 }
 
 // CursorAgent returns a cursor agent over the book's session using m.

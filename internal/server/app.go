@@ -162,7 +162,7 @@ func (a *App) loadDefinitions() error {
 	}
 	a.models = builtins.NewModels(reg)
 	a.logDefaultModel(reg)
-	l := agentdef.Loader{Dirs: a.defDirs(), Models: a.models, Backends: backendNames(),
+	l := agentdef.Loader{Dirs: a.defDirs(), Models: a.models, Backends: BackendNames(),
 		MaxSkillPromptChars: a.cfg.Skills.MaxPromptChars}
 	w, ws := agentdef.NewWatcher(l, agentdef.WatchOptions{Interval: a.opts.WatchInterval, Debounce: a.opts.WatchDebounce,
 		LoadModels: a.reloadModels})
@@ -246,9 +246,10 @@ func (a *App) logDefinitions(s *agentdef.Snapshot, ws []agentdef.Warning, msg st
 	}
 }
 
-// backendNames are the Go backend tools: the book tools, the demo tools
-// and the engine's own.
-func backendNames() map[string]bool {
+// BackendNames are the Go backend tools of the server's runs (and the
+// CLI's): the book tools, the protocol book activities, the demo tools and
+// the runner's own, for agentdef.Loader.Backends.
+func BackendNames() map[string]bool {
 	names := builtins.BackendNames()
 	for _, t := range engine.Builtins() {
 		names[strings.ToLower(t.Name())] = true

@@ -248,8 +248,17 @@ func (r *Registry) LLMTools() []llm.Tool {
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. The tools are: %s. Call one of them by its exact name.",
-			name, strings.Join(r.Names(), ", ")), nil
+		return NotEnabled(name, r.Names()), nil
 	}
 	return t.Call(ctx, args)
+}
+
+// NotEnabled is the result of a call to a tool the agent does not offer
+// (now): tool_not_enabled, naming the tools it may call instead.
+func NotEnabled(name string, offered []string) Result {
+	if len(offered) == 0 {
+		return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. No tools are offered now: answer in text.", name)
+	}
+	return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. The tools are: %s. Call one of them by its exact name.",
+		name, strings.Join(offered, ", "))
 }

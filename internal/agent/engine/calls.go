@@ -93,7 +93,7 @@ func (r *run) execCall(ctx context.Context, c *callState) (outcome, error) {
 		return outcome{}, err
 	}
 	if c.kind == CallUnknown {
-		return errorOutcome(c.name, ToolCodeNotEnabled, "Tool is not enabled for this agent: "+c.name), nil
+		return errorOutcome(c.name, ToolCodeNotEnabled, tool.NotEnabled(c.name, c.offered).Text), nil
 	}
 	if r.toolCalls >= r.agent.Budget.Tool.MaxCalls {
 		return outcome{}, failf(CodeBudgetExceeded, "Budget exceeded: tool.maxCalls=%d", r.agent.Budget.Tool.MaxCalls)

@@ -117,6 +117,7 @@ func (r *run) react(ctx context.Context) error {
 		return nil
 	}
 	ts.stage, ts.tools, ts.choice = stageReactFinal, nil, ""
+	r.outOfSteps = true // the answer comes from the final turn: the work may be unfinished
 	rp, err := r.lastTurn(ctx, ts)
 	if err != nil {
 		return err

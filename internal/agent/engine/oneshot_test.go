@@ -81,7 +81,8 @@ func TestOneshotRequiredRepairs(t *testing.T) {
 }
 
 // Row 34: a call to a disabled or unknown tool gets one tool.result with
-// code tool_not_enabled; the stream shows it as an unknown function call.
+// code tool_not_enabled naming the tools the turn offers (tool.NotEnabled);
+// the stream shows it as an unknown function call.
 func TestToolNotEnabled(t *testing.T) {
 	e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a", "toolConfig": {"backends": ["echo"]}`)})
 	p := scripted(llmtest.Calls(call("c1", "Nope", `{}`), call("c2", "today", `{}`)), llmtest.Text("ok"))
@@ -89,8 +90,8 @@ func TestToolNotEnabled(t *testing.T) {
 	rec, _ := e.run("a", "go")
 	rec.requireTerminal(t, "complete:stop")
 	require.Equal(t, []string{
-		"result:c1:" + errJSON("Nope", "tool_not_enabled", "Tool is not enabled for this agent: Nope"),
-		"result:c2:" + errJSON("today", "tool_not_enabled", "Tool is not enabled for this agent: today"),
+		"result:c1:" + errJSON("Nope", "tool_not_enabled", "Tool is not enabled for this agent: Nope. The tools are: echo. Call one of them by its exact name."),
+		"result:c2:" + errJSON("today", "tool_not_enabled", "Tool is not enabled for this agent: today. The tools are: echo. Call one of them by its exact name."),
 	}, rec.filter("result:"))
 	require.Equal(t, `{"tool":"Nope","ok":false,"code":"tool_not_enabled","error":"Tool is not enabled for this agent: Nope"}`,
 		errJSON("Nope", "tool_not_enabled", "Tool is not enabled for this agent: Nope"))

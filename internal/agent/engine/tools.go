@@ -117,6 +117,7 @@ type callState struct {
 	open  bool
 
 	confirm confirmation // edit confirmation (params.confirmEdits)
+	offered []string     // not enabled: the tools the turn offers instead
 }
 
 // arguments returns the call's complete arguments.
@@ -130,6 +131,11 @@ func (c *callState) arguments() string {
 // newCall classifies a call by its name against the turn's tools.
 func (r *run) newCall(id, name string, tools *toolSet) *callState {
 	c := &callState{id: id, name: name, kind: CallUnknown, entry: tools.get(name), open: true}
+	if c.entry == nil && tools != nil {
+		for _, t := range tools.list {
+			c.offered = append(c.offered, t.name)
+		}
+	}
 	if c.entry != nil {
 		switch c.entry.kind {
 		case agentdef.ToolFrontend:
