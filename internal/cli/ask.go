@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
@@ -79,14 +79,14 @@ type AskUsage struct {
 }
 
 // askOutcome collects the JSON shape of a run from its events.
-func askOutcome(evs []engine.Event) AskJSON {
+func askOutcome(evs []agent.Event) AskJSON {
 	out := AskJSON{Edits: []RunEditJSON{}}
 	for _, e := range evs {
 		switch {
-		case e.Type == engine.DocumentEdit && e.Edit != nil:
+		case e.Type == agent.DocumentEdit && e.Edit != nil:
 			out.Edits = append(out.Edits, RunEditJSON{Op: e.Edit.Op, Pointer: e.Edit.Pointer, NewPointer: e.Edit.NewPointer,
 				Before: e.Edit.Before, After: e.Edit.After})
-		case e.Type == engine.RunComplete || e.Type == engine.RunError:
+		case e.Type == agent.RunComplete || e.Type == agent.RunError:
 			out.Answer, out.OutOfSteps = e.End.Answer, e.End.OutOfSteps
 			u := e.End.Usage
 			out.Usage = AskUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Cost: u.Cost}
@@ -102,7 +102,7 @@ var ErrNotWritten = errors.New("edits not written")
 // RunCommand runs the agent of req once over an open book, showing the
 // run with a printer (the answer goes to Out unless JSON), and returns the
 // run's events.
-func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]engine.Event, error) {
+func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]agent.Event, error) {
 	term := newTerminal(req.In, req.Log, req.Interactive, req.Yes)
 	s, err := newAgentSession(b, req, term)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cursor"
 )
 
@@ -25,49 +25,49 @@ func NewPrinter(out, log io.Writer) *Printer {
 }
 
 // Event shows one event.
-func (p *Printer) Event(e engine.Event) {
+func (p *Printer) Event(e agent.Event) {
 	switch e.Type {
-	case engine.ContentDelta:
+	case agent.ContentDelta:
 		fmt.Fprint(p.Out, e.Delta)
 		p.midLine = !strings.HasSuffix(e.Delta, "\n")
-	case engine.ToolStart:
+	case agent.ToolStart:
 		p.endLine()
 		p.names[e.ToolID] = e.Call.Name
 		p.args[e.ToolID] = &strings.Builder{}
-	case engine.ToolArgs:
+	case agent.ToolArgs:
 		if b := p.args[e.ToolID]; b != nil {
 			b.WriteString(e.Delta)
 		}
-	case engine.ToolEnd:
+	case agent.ToolEnd:
 		args := ""
 		if b := p.args[e.ToolID]; b != nil {
 			args = cursor.Excerpt(b.String(), 160)
 		}
 		fmt.Fprintf(p.Log, "▸ %s %s\n", p.names[e.ToolID], args)
-	case engine.ToolProgress:
+	case agent.ToolProgress:
 		if e.Progress.Kind == "user_message" {
 			fmt.Fprintf(p.Log, "  » %s\n", e.Progress.Message)
 		} else {
 			fmt.Fprintf(p.Log, "  … %s\n", e.Progress.Message)
 		}
-	case engine.DocumentEdit:
+	case agent.DocumentEdit:
 		to := e.Edit.NewPointer
 		if to == "" {
 			to = "(deleted)"
 		}
 		fmt.Fprintf(p.Log, "  ✎ %s %s → %s\n", e.Edit.Op, e.Edit.Pointer, to)
-	case engine.ToolResult:
+	case agent.ToolResult:
 		p.result(e.Result)
-	case engine.AdvisorSnapshot:
+	case agent.AdvisorSnapshot:
 		fmt.Fprintf(p.Log, "  ◇ %s %s\n", e.Opinion.ID, cursor.Excerpt(opinionText(e), 160))
-	case engine.RunComplete, engine.RunError:
+	case agent.RunComplete, agent.RunError:
 		p.endLine()
 		p.finish(e.End)
 	}
 }
 
 // result shows a call's result: its text, or for a failure its message.
-func (p *Printer) result(r *engine.Result) {
+func (p *Printer) result(r *agent.Result) {
 	if r.Error != nil {
 		fmt.Fprintf(p.Log, "  ✗ %s\n", cursor.Excerpt(r.Error.Message, 160))
 		return
@@ -76,7 +76,7 @@ func (p *Printer) result(r *engine.Result) {
 }
 
 // opinionText is an advisor's answer as one line of JSON.
-func opinionText(e engine.Event) string {
+func opinionText(e agent.Event) string {
 	if e.Opinion.Answer == nil {
 		return ""
 	}
@@ -87,7 +87,7 @@ func opinionText(e engine.Event) string {
 	return string(b)
 }
 
-func (p *Printer) finish(end *engine.End) {
+func (p *Printer) finish(end *agent.End) {
 	if end.Error != nil {
 		fmt.Fprintf(p.Log, "✗ the run ended: %s: %s\n", end.Error.Code, end.Error.Message)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/store"
@@ -21,7 +21,7 @@ import (
 const DefaultMaxSteps = 12
 
 // agentSession runs an agent on an open book through the one runtime
-// (engine.Runner), as the server runs it: the definitions the server runs
+// (agent.Runner), as the server runs it: the definitions the server runs
 // (agent), the model of --model for the key "default", the book's tools
 // bound to the command's editor session (edits stay in memory until they
 // are written), a chat memory of its own (an in-memory store: the runs of
@@ -32,7 +32,7 @@ type agentSession struct {
 	req    AskRequest
 	defs   *definitions
 	agent  agentdef.AgentDef
-	runner *engine.Runner
+	runner *agent.Runner
 	mem    *memory.Store
 	chatID string
 	runs   int
@@ -57,7 +57,7 @@ func newAgentSession(b *Book, req AskRequest, term *terminal) (*agentSession, er
 	}
 	s := &agentSession{b: b, req: req, defs: defs, agent: withMaxSteps(a, req.MaxSteps), mem: memory.New(),
 		chatID: "cli"}
-	s.runner = &engine.Runner{Models: models, Memory: s.mem, Waiter: term}
+	s.runner = &agent.Runner{Models: models, Memory: s.mem, Waiter: term}
 	now := time.Now()
 	if err := s.mem.CreateChat(context.Background(), store.Chat{ID: s.chatID, Name: b.ID(), AgentKey: key,
 		CreatedAt: now, UpdatedAt: now}); err != nil {
@@ -92,7 +92,7 @@ func (s *agentSession) close() { s.defs.close() }
 
 // run runs the agent once on message, showing the run with pr, and returns
 // its events. A run that failed (or was canceled) is an error too.
-func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]engine.Event, error) {
+func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]agent.Event, error) {
 	s.runs++
 	runID := fmt.Sprintf("run%d", s.runs)
 	err := s.mem.CreateRun(ctx, store.Run{ID: runID, ChatID: s.chatID, AgentKey: s.agent.Key, Status: store.RunRunning,
@@ -100,10 +100,10 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 	if err != nil {
 		return nil, err
 	}
-	spec := engine.Spec{RunID: runID, ChatID: s.chatID, RequestID: runID, Agent: s.agent, Defs: s.defs.snap,
+	spec := agent.Spec{RunID: runID, ChatID: s.chatID, RequestID: runID, Agent: s.agent, Defs: s.defs.snap,
 		Message: message}
 	s.bind(&spec)
-	var evs []engine.Event
+	var evs []agent.Event
 	for ev, err := range s.runner.Run(ctx, spec) {
 		if err != nil {
 			return evs, err
@@ -115,7 +115,7 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 	switch {
 	case ctx.Err() != nil:
 		return evs, fmt.Errorf("canceled: the run was canceled")
-	case last.Type == engine.RunError:
+	case last.Type == agent.RunError:
 		return evs, fmt.Errorf("%s: %s", last.End.Error.Code, last.End.Error.Message)
 	}
 	return evs, nil
@@ -124,7 +124,7 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 // bind gives a run its tools on the book: the book tools (with the cursor
 // agent on the chosen model) and the demo tools; for a protocol agent also
 // the protocol book editor's activities and reference cards.
-func (s *agentSession) bind(spec *engine.Spec) {
+func (s *agentSession) bind(spec *agent.Spec) {
 	env := booktools.Env{Session: s.b.Session(), Book: s.b.ID(), Agent: s.req.Model.CursorAgent(s.b)}
 	spec.Tools = map[string]tool.Tool{}
 	for _, t := range append(builtins.Backends(), booktools.Tools(env)...) {
@@ -134,9 +134,9 @@ func (s *agentSession) bind(spec *engine.Spec) {
 		return
 	}
 	spec.Activities = bookprotocol.Activities(env)
-	spec.Context = map[string]engine.ContextProvider{}
+	spec.Context = map[string]agent.ContextProvider{}
 	for name, p := range bookprotocol.Providers(env) {
-		spec.Context[name] = engine.ContextProvider(p)
+		spec.Context[name] = agent.ContextProvider(p)
 	}
 }
 

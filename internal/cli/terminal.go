@@ -10,14 +10,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/cursor"
 )
 
 // terminal is the person at the keyboard. It reads standard input line by
 // line, one reader for everything (the chat's commands, the questions of a
-// run, the final "write?"), and answers a run's questions (engine.Waiter)
+// run, the final "write?"), and answers a run's questions (agent.Waiter)
 // as the web app's user answers them through /submit: a frontend tool's
 // form, the scopes a call asks to see, the edits held for approval. Without
 // a terminal nobody answers (the run takes that as a refusal), except that
@@ -71,7 +71,7 @@ func (t *terminal) ask(ctx context.Context, question string) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("%w: the input ended", engine.ErrNoAnswer)
+		return "", fmt.Errorf("%w: the input ended", agent.ErrNoAnswer)
 	}
 	return strings.TrimSpace(l), nil
 }
@@ -95,28 +95,28 @@ func isYes(a string) bool {
 	return a == "y" || a == "yes" || a == "д" || a == "да"
 }
 
-// Wait implements engine.Waiter.
-func (t *terminal) Wait(ctx context.Context, q engine.Question) (engine.Answer, error) {
-	if t.yes && q.Kind != engine.AskFrontend {
+// Wait implements agent.Waiter.
+func (t *terminal) Wait(ctx context.Context, q agent.Question) (agent.Answer, error) {
+	if t.yes && q.Kind != agent.AskFrontend {
 		return t.approve(q), nil
 	}
 	if !t.interactive {
-		return engine.Answer{}, fmt.Errorf("%w: standard input is not a terminal (run with --yes to approve)", engine.ErrNoAnswer)
+		return agent.Answer{}, fmt.Errorf("%w: standard input is not a terminal (run with --yes to approve)", agent.ErrNoAnswer)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch q.Kind {
-	case engine.AskScope:
+	case agent.AskScope:
 		return t.scope(ctx, q.Scope)
-	case engine.AskApproval:
+	case agent.AskApproval:
 		return t.edits(ctx, q.Approval)
 	}
 	return t.frontend(ctx, q.Call)
 }
 
 // approve answers an approval with yes (--yes).
-func (t *terminal) approve(q engine.Question) engine.Answer {
-	if q.Kind == engine.AskScope {
+func (t *terminal) approve(q agent.Question) agent.Answer {
+	if q.Kind == agent.AskScope {
 		fmt.Fprintf(t.log, "  ✓ %s may see %s (--yes)\n", q.Scope.Tool, strings.Join(q.Scope.Requested, ", "))
 		return scopeAnswer(q.Scope, true)
 	}
@@ -125,30 +125,30 @@ func (t *terminal) approve(q engine.Question) engine.Answer {
 }
 
 // scope asks whether a call may see the scopes it requests.
-func (t *terminal) scope(ctx context.Context, req *protocol.ScopeRequest) (engine.Answer, error) {
+func (t *terminal) scope(ctx context.Context, req *protocol.ScopeRequest) (agent.Answer, error) {
 	also := ""
 	if len(req.Provisioned) > 0 {
 		also = " (it sees " + strings.Join(req.Provisioned, ", ") + " anyway)"
 	}
 	ok, err := t.yesNo(ctx, fmt.Sprintf("? %s asks to see %s%s. Allow?", req.Tool, strings.Join(req.Requested, ", "), also))
 	if err != nil {
-		return engine.Answer{}, err
+		return agent.Answer{}, err
 	}
 	return scopeAnswer(req, ok), nil
 }
 
-func scopeAnswer(req *protocol.ScopeRequest, ok bool) engine.Answer {
+func scopeAnswer(req *protocol.ScopeRequest, ok bool) agent.Answer {
 	d := protocol.ScopeDecision{Verdict: protocol.VerdictDeny, By: protocol.ByUser}
 	if ok {
 		d.Verdict, d.Scopes = protocol.VerdictApprove, append([]string(nil), req.Requested...)
 	}
 	raw, _ := json.Marshal(map[string]string{"decision": d.Verdict})
-	return engine.Answer{Raw: raw, Scope: &d}
+	return agent.Answer{Raw: raw, Scope: &d}
 }
 
 // edits shows the held edits and asks which to apply: all (y), none (n,
 // the default) or the listed numbers.
-func (t *terminal) edits(ctx context.Context, a *engine.Approval) (engine.Answer, error) {
+func (t *terminal) edits(ctx context.Context, a *agent.Approval) (agent.Answer, error) {
 	fmt.Fprintf(t.log, "? The agent wants to make %d edit(s):\n", len(a.Calls))
 	for i, c := range a.Calls {
 		fmt.Fprintf(t.log, "  %d. %s\n", i+1, heldEdit(c))
@@ -159,7 +159,7 @@ func (t *terminal) edits(ctx context.Context, a *engine.Approval) (engine.Answer
 	}
 	answer, err := t.ask(ctx, question)
 	if err != nil {
-		return engine.Answer{}, err
+		return agent.Answer{}, err
 	}
 	if isYes(answer) {
 		return editsAnswer(a, allCalls(a)), nil
@@ -173,7 +173,7 @@ func (t *terminal) edits(ctx context.Context, a *engine.Approval) (engine.Answer
 	return editsAnswer(a, chosen), nil
 }
 
-func allCalls(a *engine.Approval) []string {
+func allCalls(a *agent.Approval) []string {
 	ids := make([]string, len(a.Calls))
 	for i, c := range a.Calls {
 		ids[i] = c.ToolID
@@ -182,7 +182,7 @@ func allCalls(a *engine.Approval) []string {
 }
 
 // editsAnswer approves the calls ids of a (none: deny; some: partial).
-func editsAnswer(a *engine.Approval, ids []string) engine.Answer {
+func editsAnswer(a *agent.Approval, ids []string) agent.Answer {
 	d := protocol.ConfirmDecision{Verdict: protocol.VerdictPartial, By: protocol.ByUser}
 	for _, c := range a.Calls { // request order, once each
 		for _, id := range ids {
@@ -199,12 +199,12 @@ func editsAnswer(a *engine.Approval, ids []string) engine.Answer {
 		d.Verdict = protocol.VerdictApprove
 	}
 	raw, _ := json.Marshal(map[string]any{"decision": d.Verdict, "approved": d.Approved})
-	return engine.Answer{Raw: raw, Approval: &d}
+	return agent.Answer{Raw: raw, Approval: &d}
 }
 
 // heldEdit shows one held call: its preview (op, pointer, the Markdown
 // before and after) or its parameters.
-func heldEdit(c engine.ApprovalCall) string {
+func heldEdit(c agent.ApprovalCall) string {
 	var pv struct {
 		Pointer     string `json:"pointer"`
 		Op          string `json:"op"`
@@ -228,7 +228,7 @@ func heldEdit(c engine.ApprovalCall) string {
 // frontend shows a frontend tool's form: confirm is a yes/no question,
 // ask_user a choice between answers; any other tool shows its parameters
 // and takes a line (JSON, or text given as {"answer": text}).
-func (t *terminal) frontend(ctx context.Context, c *engine.Call) (engine.Answer, error) {
+func (t *terminal) frontend(ctx context.Context, c *agent.Call) (agent.Answer, error) {
 	var p struct {
 		Question    string `json:"question"`
 		Details     string `json:"details"`
@@ -248,7 +248,7 @@ func (t *terminal) frontend(ctx context.Context, c *engine.Call) (engine.Answer,
 		}
 		ok, err := t.yesNo(ctx, "? "+q)
 		if err != nil {
-			return engine.Answer{}, err
+			return agent.Answer{}, err
 		}
 		v = map[string]any{"confirmed": ok, "comment": ""}
 	case len(p.Answers) > 0:
@@ -258,7 +258,7 @@ func (t *terminal) frontend(ctx context.Context, c *engine.Call) (engine.Answer,
 		}
 		line, err := t.ask(ctx, fmt.Sprintf("Choose 1–%d: ", len(p.Answers)))
 		if err != nil {
-			return engine.Answer{}, err
+			return agent.Answer{}, err
 		}
 		choice := map[string]any{"answer": line}
 		if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(p.Answers) {
@@ -268,15 +268,15 @@ func (t *terminal) frontend(ctx context.Context, c *engine.Call) (engine.Answer,
 	default:
 		line, err := t.ask(ctx, fmt.Sprintf("? %s %s\n  your answer (JSON, or text): ", c.Name, cursor.Excerpt(string(c.ToolParams), 300)))
 		if err != nil {
-			return engine.Answer{}, err
+			return agent.Answer{}, err
 		}
 		if json.Valid([]byte(line)) {
-			return engine.Answer{Raw: json.RawMessage(line)}, nil
+			return agent.Answer{Raw: json.RawMessage(line)}, nil
 		}
 		v = map[string]any{"answer": line}
 	}
 	raw, err := json.Marshal(v)
-	return engine.Answer{Raw: raw}, err
+	return agent.Answer{Raw: raw}, err
 }
 
-var _ engine.Waiter = (*terminal)(nil)
+var _ agent.Waiter = (*terminal)(nil)

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
-	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
@@ -251,7 +251,7 @@ func (a *App) logDefinitions(s *agentdef.Snapshot, ws []agentdef.Warning, msg st
 // the runner's own, for agentdef.Loader.Backends.
 func BackendNames() map[string]bool {
 	names := builtins.BackendNames()
-	for _, t := range engine.Builtins() {
+	for _, t := range agent.Builtins() {
 		names[strings.ToLower(t.Name())] = true
 	}
 	return names
@@ -263,7 +263,7 @@ func BackendNames() map[string]bool {
 var builtinTools = sync.OnceValue(func() []tool.Tool {
 	out := booktools.Tools(booktools.Env{})
 	out = append(out, builtins.Backends()...)
-	return append(out, engine.Builtins()...)
+	return append(out, agent.Builtins()...)
 })
 
 // registerSample stores the sample book unless a document of its name
@@ -293,8 +293,8 @@ func (a *App) registerSample(ctx context.Context) error {
 // newServer builds the engine and the HTTP server.
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
-	waits := &engine.Waits{}
-	eng := &engine.Runner{Memory: a.store, Models: a.models, Waiter: waits, MemoryK: cfg.Memory.K,
+	waits := &agent.Waits{}
+	eng := &agent.Runner{Memory: a.store, Models: a.models, Waiter: waits, MemoryK: cfg.Memory.K,
 		AllowInlineCode: cfg.Skills.AllowInlineCode, FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log}
 	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Waits: waits, Tools: a.bindTools, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
@@ -318,7 +318,7 @@ func (a *App) newServer() (*Server, error) {
 // the model of the run's agent; for a protocol agent also the protocol
 // book editor's activities and reference cards (ProtocolActivities,
 // ProtocolContextProviders).
-func (a *App) bindTools(ctx context.Context, spec *engine.Spec, docID string) error {
+func (a *App) bindTools(ctx context.Context, spec *agent.Spec, docID string) error {
 	spec.Tools = map[string]tool.Tool{}
 	for _, t := range builtins.Backends() {
 		spec.Tools[strings.ToLower(t.Name())] = t
@@ -367,8 +367,8 @@ func ProtocolActivities(ctx context.Context, docs *Documents, runID, docID strin
 // appendix sections under the document's lock (stored documents have no
 // sidecar file). A run without a document, or a book without the card,
 // gets no message.
-func ProtocolContextProviders(docs *Documents, docID string) map[string]engine.ContextProvider {
-	out := map[string]engine.ContextProvider{}
+func ProtocolContextProviders(docs *Documents, docID string) map[string]agent.ContextProvider {
+	out := map[string]agent.ContextProvider{}
 	for name := range bookprotocol.Providers(booktools.Env{}) {
 		out[name] = func(ctx context.Context) ([]agentctx.Message, error) {
 			if docID == "" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/api"
 )
@@ -25,10 +25,10 @@ func TestEmitterApprovalEvents(t *testing.T) {
 	a := newTestAssembler(&got)
 	got = got[:0]
 	for _, id := range []string{"r_call_2_0", "r_call_2_1"} {
-		a.callStart(engine.Call{ID: id, Name: "replace_text", Kind: engine.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
+		a.callStart(agent.Call{ID: id, Name: "replace_text", Kind: agent.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
 		a.callArgs(id, `{"pointer":"p"}`)
 	}
-	a.callStart(engine.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate})
+	a.callStart(agent.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: agent.CallBackend, ToolType: api.ToolTypeDelegate})
 	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
 		{ToolID: "r_call_2_0", ToolName: "replace_text", Instance: "t1", ToolParams: json.RawMessage(`{"pointer":"p"}`),
 			Preview: json.RawMessage(`{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}`)},
@@ -94,8 +94,8 @@ func TestEmitterApprovalEvents(t *testing.T) {
 // approval.
 func TestSubmitEditDecision(t *testing.T) {
 	e := newChEnv(t, chAnswer("x"), nil)
-	approval := &engine.Approval{ID: "calls:r9_call_1_0", Calls: []engine.ApprovalCall{{ToolID: "r9_call_1_0", ToolName: "replace_text"}}}
-	e.eng.waits.Open("r9", engine.Event{Type: engine.ApprovalRequest, Approval: approval})
+	approval := &agent.Approval{ID: "calls:r9_call_1_0", Calls: []agent.ApprovalCall{{ToolID: "r9_call_1_0", ToolName: "replace_text"}}}
+	e.eng.waits.Open("r9", agent.Event{Type: agent.ApprovalRequest, Approval: approval})
 	body := func(toolID, params string) string {
 		return `{"runId":"r9","toolId":"` + toolID + `","params":` + params + `}`
 	}
@@ -109,7 +109,7 @@ func TestSubmitEditDecision(t *testing.T) {
 	e.ok(http.MethodPost, "/api/ap/submit", body("calls:r9_call_1_0", `{"decision":"approve"}`), &res)
 	require.Equal(t, SubmitResponse{Accepted: true, Status: "accepted", RunID: "r9", ToolID: "calls:r9_call_1_0",
 		Detail: "Edit decision accepted for runId=r9, toolId=calls:r9_call_1_0"}, res)
-	a, err := e.eng.waits.Wait(context.Background(), engine.Question{RunID: "r9", ID: "calls:r9_call_1_0", Kind: engine.AskApproval})
+	a, err := e.eng.waits.Wait(context.Background(), agent.Question{RunID: "r9", ID: "calls:r9_call_1_0", Kind: agent.AskApproval})
 	require.NoError(t, err)
 	require.Equal(t, &protocol.ConfirmDecision{Verdict: "approve", Approved: []string{"r9_call_1_0"}, By: "user"}, a.Approval)
 	require.JSONEq(t, `{"decision":"approve"}`, string(a.Raw))

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
@@ -31,28 +31,28 @@ const (
 )
 
 // Hand-built run events.
-func reason(s string) engine.Event { return engine.Event{Type: engine.ReasoningDelta, Delta: s} }
-func say(s string) engine.Event    { return engine.Event{Type: engine.ContentDelta, Delta: s} }
-func start(id, name string) engine.Event {
-	return engine.Event{Type: engine.ToolStart, ToolID: id,
-		Call: &engine.Call{ID: id, Name: name, Kind: engine.CallBackend, ToolType: engine.ToolTypeFunction}}
+func reason(s string) agent.Event { return agent.Event{Type: agent.ReasoningDelta, Delta: s} }
+func say(s string) agent.Event    { return agent.Event{Type: agent.ContentDelta, Delta: s} }
+func start(id, name string) agent.Event {
+	return agent.Event{Type: agent.ToolStart, ToolID: id,
+		Call: &agent.Call{ID: id, Name: name, Kind: agent.CallBackend, ToolType: agent.ToolTypeFunction}}
 }
-func args(id, d string) engine.Event {
-	return engine.Event{Type: engine.ToolArgs, ToolID: id, Delta: d}
+func args(id, d string) agent.Event {
+	return agent.Event{Type: agent.ToolArgs, ToolID: id, Delta: d}
 }
-func end(id string) engine.Event { return engine.Event{Type: engine.ToolEnd, ToolID: id} }
-func result(id, text string) engine.Event {
-	return engine.Event{Type: engine.ToolResult, ToolID: id, Result: &engine.Result{Text: text}}
+func end(id string) agent.Event { return agent.Event{Type: agent.ToolEnd, ToolID: id} }
+func result(id, text string) agent.Event {
+	return agent.Event{Type: agent.ToolResult, ToolID: id, Result: &agent.Result{Text: text}}
 }
-func edit(id string, e tool.Edit) engine.Event {
-	return engine.Event{Type: engine.DocumentEdit, ToolID: id, Edit: &e}
+func edit(id string, e tool.Edit) agent.Event {
+	return agent.Event{Type: agent.DocumentEdit, ToolID: id, Edit: &e}
 }
-func turnEnd() engine.Event { return engine.Event{Type: engine.TurnEnd} }
-func done() engine.Event {
-	return engine.Event{Type: engine.RunComplete, End: &engine.End{FinishReason: engine.FinishStop}}
+func turnEnd() agent.Event { return agent.Event{Type: agent.TurnEnd} }
+func done() agent.Event {
+	return agent.Event{Type: agent.RunComplete, End: &agent.End{FinishReason: agent.FinishStop}}
 }
-func failed(code, m string, retriable bool) engine.Event {
-	return engine.Event{Type: engine.RunError, End: &engine.End{Error: &engine.ErrorInfo{Code: code, Message: m, Retriable: retriable}}}
+func failed(code, m string, retriable bool) agent.Event {
+	return agent.Event{Type: agent.RunError, End: &agent.End{Error: &agent.ErrorInfo{Code: code, Message: m, Retriable: retriable}}}
 }
 
 // fakeClock starts at a fixed instant and advances 1 ms per reading.
@@ -74,7 +74,7 @@ func newTestAssembler(out *[]api.Event) *Assembler {
 }
 
 func TestAssemblerGolden(t *testing.T) {
-	cases := map[string][]engine.Event{
+	cases := map[string][]agent.Event{
 		"plain_answer": {say("Hel"), say("lo, "), say("wörld 📚"), turnEnd(), done()},
 		"reasoning_switch": {reason("Think"), reason("ing"), say("Answer"), reason("More thought"), say("Tail"),
 			turnEnd(), done()},
@@ -86,9 +86,9 @@ func TestAssemblerGolden(t *testing.T) {
 			args("call_x", `{}`), end("call_x"), say("still dropped"), turnEnd(), result("call_x", "ok"),
 			say("New turn, new id"), turnEnd(), done()},
 		"fail_mid_stream": {say("Let me"), start("call_a", "read"), args("call_a", `{}`), end("call_a"),
-			start("call_b", "find"), args("call_b", `{"pa`), failed(engine.CodeModelError, "HTTP 503 from provider", true),
+			start("call_b", "find"), args("call_b", `{"pa`), failed(agent.CodeModelError, "HTTP 503 from provider", true),
 			say("after the end"), done()},
-		"fail_open_block": {reason("thinking"), failed(engine.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=15", false)},
+		"fail_open_block": {reason("thinking"), failed(agent.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=15", false)},
 		"document_edit": {start("call_e", "edit"), args("call_e", `{"pointer":"3:1.p1"}`), end("call_e"), turnEnd(),
 			edit("call_e", tool.Edit{Book: "b.md", Op: "replace", Pointer: "3:1.p1", NewPointer: "7:1.p1", Before: "old", After: "new"}),
 			edit("call_e", tool.Edit{Book: "b.md", Op: "delete", Pointer: "4:1.p2", Before: "gone"}),
@@ -165,10 +165,10 @@ func TestAssemblerAgentLoop(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, st.CreateChat(ctx, store.Chat{ID: testChat, Name: "c", CreatedAt: time.Now(), UpdatedAt: time.Now()}))
 	require.NoError(t, st.CreateRun(ctx, store.Run{ID: testRun, ChatID: testChat, Status: store.RunRunning, StartedAt: time.Now()}))
-	runner := &engine.Runner{Models: scriptedModels{llmtest.NewScripted(turn1, turn2, turn3)}, Memory: st}
+	runner := &agent.Runner{Models: scriptedModels{llmtest.NewScripted(turn1, turn2, turn3)}, Memory: st}
 	ag := agentdef.AgentDef{Key: "book", Mode: agentdef.ModeReact, React: &agentdef.ReactBlock{Stage: agentdef.Stage{
 		ModelConfig: agentdef.ModelConfig{ModelKey: "m"}, ToolConfig: agentdef.ToolConfig{Backends: []string{"read", "edit"}}}}}
-	spec := engine.Spec{RunID: testRun, ChatID: testChat, Agent: ag, Defs: &agentdef.Snapshot{}, Message: "Fix the book",
+	spec := agent.Spec{RunID: testRun, ChatID: testChat, Agent: ag, Defs: &agentdef.Snapshot{}, Message: "Fix the book",
 		Tools: map[string]tool.Tool{"read": read, "edit": change}}
 
 	var out []api.Event

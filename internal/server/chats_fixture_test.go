@@ -21,7 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/models"
@@ -32,75 +32,75 @@ import (
 )
 
 // chScript is what a chEngine run does with its emitter.
-type chScript func(ctx context.Context, f *chEngine, spec engine.Spec, em *chEmitter) error
+type chScript func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error
 
 // chEmitter turns a script's calls into the run's events.
 type chEmitter struct {
-	yield   func(engine.Event, error) bool
+	yield   func(agent.Event, error) bool
 	stopped bool
 }
 
-func (em *chEmitter) emit(ev engine.Event) {
+func (em *chEmitter) emit(ev agent.Event) {
 	if !em.stopped && !em.yield(ev, nil) {
 		em.stopped = true
 	}
 }
 
-func (em *chEmitter) Content(d string) { em.emit(engine.Event{Type: engine.ContentDelta, Delta: d}) }
-func (em *chEmitter) TurnEnd()         { em.emit(engine.Event{Type: engine.TurnEnd}) }
-func (em *chEmitter) CallStart(c engine.Call) {
-	em.emit(engine.Event{Type: engine.ToolStart, ToolID: c.ID, Call: &c})
+func (em *chEmitter) Content(d string) { em.emit(agent.Event{Type: agent.ContentDelta, Delta: d}) }
+func (em *chEmitter) TurnEnd()         { em.emit(agent.Event{Type: agent.TurnEnd}) }
+func (em *chEmitter) CallStart(c agent.Call) {
+	em.emit(agent.Event{Type: agent.ToolStart, ToolID: c.ID, Call: &c})
 }
 func (em *chEmitter) CallArgs(id, d string) {
-	em.emit(engine.Event{Type: engine.ToolArgs, ToolID: id, Delta: d})
+	em.emit(agent.Event{Type: agent.ToolArgs, ToolID: id, Delta: d})
 }
 func (em *chEmitter) Submit(id string, p json.RawMessage) {
-	em.emit(engine.Event{Type: engine.Submitted, ToolID: id, Answer: p})
+	em.emit(agent.Event{Type: agent.Submitted, ToolID: id, Answer: p})
 }
 func (em *chEmitter) DocumentEdit(id string, e tool.Edit) {
-	em.emit(engine.Event{Type: engine.DocumentEdit, ToolID: id, Edit: &e})
+	em.emit(agent.Event{Type: agent.DocumentEdit, ToolID: id, Edit: &e})
 }
 func (em *chEmitter) ToolResult(id, text string) {
-	em.emit(engine.Event{Type: engine.ToolResult, ToolID: id, Result: &engine.Result{Text: text}})
+	em.emit(agent.Event{Type: agent.ToolResult, ToolID: id, Result: &agent.Result{Text: text}})
 }
 func (em *chEmitter) PlanUpdate(id string, tasks []api.PlanTask) {
-	plan := &engine.Plan{ID: id}
+	plan := &agent.Plan{ID: id}
 	for _, t := range tasks {
-		plan.Tasks = append(plan.Tasks, engine.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status})
+		plan.Tasks = append(plan.Tasks, agent.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status})
 	}
-	em.emit(engine.Event{Type: engine.PlanUpdate, Plan: plan})
+	em.emit(agent.Event{Type: agent.PlanUpdate, Plan: plan})
 }
 func (em *chEmitter) Complete(reason string) {
-	em.emit(engine.Event{Type: engine.RunComplete, End: &engine.End{FinishReason: reason}})
+	em.emit(agent.Event{Type: agent.RunComplete, End: &agent.End{FinishReason: reason}})
 }
 
 // chEngine is the tests' Executor: Run records the spec and runs the
 // script; a script asks people through the server's Waits (await).
 type chEngine struct {
 	script chScript
-	st     store.Store   // the server's store, for scripts that store messages
-	waits  *engine.Waits // the server's questions
+	st     store.Store  // the server's store, for scripts that store messages
+	waits  *agent.Waits // the server's questions
 
 	mu       sync.Mutex
-	specs    []engine.Spec
+	specs    []agent.Spec
 	docs     []string    // the document each run was bound to (Options.Tools)
 	subjects []string    // the subject of each run's context
 	waiting  chan string // runId#toolId of each question awaited
 }
 
 func newChEngine(s chScript) *chEngine {
-	return &chEngine{script: s, waits: &engine.Waits{}, waiting: make(chan string, 16)}
+	return &chEngine{script: s, waits: &agent.Waits{}, waiting: make(chan string, 16)}
 }
 
 // Run implements Executor.
-func (f *chEngine) Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.Event, error] {
-	return func(yield func(engine.Event, error) bool) {
+func (f *chEngine) Run(ctx context.Context, spec agent.Spec) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
 		f.mu.Lock()
 		f.specs = append(f.specs, spec)
 		f.mu.Unlock()
 		em := &chEmitter{yield: yield}
 		if err := f.script(ctx, f, spec, em); err != nil && !em.stopped {
-			yield(engine.Event{}, err)
+			yield(agent.Event{}, err)
 		}
 	}
 }
@@ -109,13 +109,13 @@ func (f *chEngine) Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.E
 // when its tool.start went out) until ctx ends.
 func (f *chEngine) await(ctx context.Context, runID, toolID string) (json.RawMessage, error) {
 	f.waiting <- runID + "#" + toolID
-	a, err := f.waits.Wait(ctx, engine.Question{RunID: runID, ID: toolID, Kind: engine.AskFrontend})
+	a, err := f.waits.Wait(ctx, agent.Question{RunID: runID, ID: toolID, Kind: agent.AskFrontend})
 	return a.Raw, err
 }
 
 // bind is the server's Options.Tools: it records the run's document and
 // the subject of its context.
-func (f *chEngine) bind(ctx context.Context, _ *engine.Spec, docID string) error {
+func (f *chEngine) bind(ctx context.Context, _ *agent.Spec, docID string) error {
 	sub, _ := auth.SubjectFrom(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -143,7 +143,7 @@ func (f *chEngine) lastSubject(t *testing.T) string {
 }
 
 // lastSpec returns the spec of the latest run.
-func (f *chEngine) lastSpec(t *testing.T) engine.Spec {
+func (f *chEngine) lastSpec(t *testing.T) agent.Spec {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -153,7 +153,7 @@ func (f *chEngine) lastSpec(t *testing.T) engine.Spec {
 
 // chAnswer streams parts as content and completes.
 func chAnswer(parts ...string) chScript {
-	return func(_ context.Context, _ *chEngine, _ engine.Spec, em *chEmitter) error {
+	return func(_ context.Context, _ *chEngine, _ agent.Spec, em *chEmitter) error {
 		for _, p := range parts {
 			em.Content(p)
 		}
@@ -166,7 +166,7 @@ func chAnswer(parts ...string) chScript {
 // chStall streams "Hi", waits for release (or the run's end), then
 // streams "!" and completes.
 func chStall(release <-chan struct{}) chScript {
-	return func(ctx context.Context, _ *chEngine, _ engine.Spec, em *chEmitter) error {
+	return func(ctx context.Context, _ *chEngine, _ agent.Spec, em *chEmitter) error {
 		em.Content("Hi")
 		select {
 		case <-release:

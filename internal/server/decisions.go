@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 )
 
@@ -206,16 +206,16 @@ func stringField(fields map[string]json.RawMessage, name string, dst *string) er
 // answerOf parses what a client submitted for a pending question into the
 // typed answer the run waits for: any JSON for a frontend call, a scope
 // decision, an edit decision.
-func answerOf(q engine.Question, params json.RawMessage) (engine.Answer, error) {
-	a := engine.Answer{Raw: params}
+func answerOf(q agent.Question, params json.RawMessage) (agent.Answer, error) {
+	a := agent.Answer{Raw: params}
 	switch q.Kind {
-	case engine.AskScope:
+	case agent.AskScope:
 		d, err := parseDecision(params, *q.Scope)
 		if err != nil {
 			return a, badRequest("Invalid scope decision: %v", err)
 		}
 		a.Scope = &d
-	case engine.AskApproval:
+	case agent.AskApproval:
 		ids := make([]string, len(q.Approval.Calls))
 		for i, c := range q.Approval.Calls {
 			ids[i] = c.ToolID
@@ -230,12 +230,12 @@ func answerOf(q engine.Question, params json.RawMessage) (engine.Answer, error) 
 }
 
 // accepted is the answer to a submit that answered its question.
-func accepted(q engine.Question, runID, toolID string) SubmitResponse {
+func accepted(q agent.Question, runID, toolID string) SubmitResponse {
 	what := "Frontend submit"
 	switch q.Kind {
-	case engine.AskScope:
+	case agent.AskScope:
 		what = "Scope decision"
-	case engine.AskApproval:
+	case agent.AskApproval:
 		what = "Edit decision"
 	}
 	return SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,

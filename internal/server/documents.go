@@ -17,7 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
@@ -239,7 +239,7 @@ func (d *Documents) load(doc store.Document) error {
 // by lowercase name. Edit tools run under a per-document lock; each applied
 // edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
 // the new Markdown, item count and item ids, DocumentEdit row with RunID =
-// runID and ToolID = engine.CallID(ctx), op, pointer, newPointer, before,
+// runID and ToolID = agent.CallID(ctx), op, pointer, newPointer, before,
 // after) and reported in Result.Edits with Book = docID and Revision set.
 // ag may be nil; otherwise a copy working on the documents' session runs
 // cursor-agent tasks.
@@ -271,13 +271,13 @@ func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *curs
 }
 
 // editDocTool is a book edit tool: a docTool that can also preview a call
-// (engine.Previewer, for edit confirmation) under the document's lock.
+// (agent.Previewer, for edit confirmation) under the document's lock.
 type editDocTool struct {
 	*docTool
 	env booktools.Env
 }
 
-// Preview implements engine.Previewer.
+// Preview implements agent.Previewer.
 func (t *editDocTool) Preview(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	var res tool.Result
 	err := t.docs.locked(ctx, t.docID, func(*docState) error {
@@ -288,7 +288,7 @@ func (t *editDocTool) Preview(ctx context.Context, args json.RawMessage) (tool.R
 	return res, err
 }
 
-var _ engine.Previewer = (*editDocTool)(nil)
+var _ agent.Previewer = (*editDocTool)(nil)
 
 // docTool runs a book tool under its document's lock and persists the edits
 // the call applied.
@@ -317,7 +317,7 @@ func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, 
 		if err != nil || len(res.Edits) == 0 {
 			return err
 		}
-		res = t.docs.persist(ctx, ds, t.docID, t.runID, engine.CallID(ctx), res)
+		res = t.docs.persist(ctx, ds, t.docID, t.runID, agent.CallID(ctx), res)
 		return ctx.Err()
 	})
 	return res, err

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
@@ -87,7 +87,7 @@ type harnessOptions struct {
 	// tools are extra Go backend tools (next to upper and the book tools).
 	tools []tool.Tool
 	// contextProviders resolve protocol.context provider entries.
-	contextProviders map[string]engine.ContextProvider
+	contextProviders map[string]agent.ContextProvider
 	// protocolBook wires the protocol book editor as the App does: the
 	// bookprotocol activities bound to the run's document
 	// (server.ProtocolActivities) and the reference-card providers
@@ -208,9 +208,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if ft == 0 {
 		ft = 5 * time.Second
 	}
-	waits := &engine.Waits{}
-	eng := &engine.Runner{Memory: st, Models: fm, Waiter: waits, FrontendTimeout: ft}
-	bind := func(ctx context.Context, spec *engine.Spec, docID string) error {
+	waits := &agent.Waits{}
+	eng := &agent.Runner{Memory: st, Models: fm, Waiter: waits, FrontendTimeout: ft}
+	bind := func(ctx context.Context, spec *agent.Spec, docID string) error {
 		spec.Tools = map[string]tool.Tool{"upper": upperTool()}
 		for _, et := range opts.tools {
 			spec.Tools[et.Name()] = et

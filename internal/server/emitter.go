@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
-	"github.com/aitexteditor/aite/internal/agent/engine"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -17,33 +17,33 @@ import (
 // Event maps one event of a run onto the wire: the run says what happens,
 // the assembler applies the § 3.3 ordering rules, assigns the wire ids and
 // converts the payloads to their wire shapes.
-func (a *Assembler) Event(ev engine.Event) {
+func (a *Assembler) Event(ev agent.Event) {
 	switch ev.Type {
-	case engine.ReasoningDelta:
+	case agent.ReasoningDelta:
 		a.reasoning(ev.Delta)
-	case engine.ContentDelta:
+	case agent.ContentDelta:
 		a.content(ev.Delta)
-	case engine.TurnEnd:
+	case agent.TurnEnd:
 		a.turnEnd()
-	case engine.ToolStart:
+	case agent.ToolStart:
 		a.callStart(*ev.Call)
-	case engine.ToolArgs:
+	case agent.ToolArgs:
 		a.callArgs(ev.ToolID, ev.Delta)
-	case engine.ToolEnd:
+	case agent.ToolEnd:
 		a.callEnd(ev.ToolID)
-	case engine.ToolProgress:
+	case agent.ToolProgress:
 		a.progress(ev.ToolID, *ev.Progress)
-	case engine.Submitted:
+	case agent.Submitted:
 		a.submit(ev.ToolID, ev.Answer)
-	case engine.DocumentEdit:
+	case agent.DocumentEdit:
 		a.docEdit(ev.ToolID, *ev.Edit)
-	case engine.ToolResult:
+	case agent.ToolResult:
 		a.result(ev.ToolID, ev.Result.Text)
-	case engine.PlanUpdate:
+	case agent.PlanUpdate:
 		a.planUpdate(ev.Plan.ID, planTasks(ev.Plan.Tasks))
-	case engine.TaskStart:
+	case agent.TaskStart:
 		a.taskStart(ev.Task.ID, ev.Task.Description)
-	case engine.TaskEnd:
+	case agent.TaskEnd:
 		a.taskDone(ev.Task)
 	default:
 		a.protocolEvent(ev)
@@ -52,7 +52,7 @@ func (a *Assembler) Event(ev engine.Event) {
 
 // Run feeds a run's events to the assembler until the run or the
 // assembler ends; it returns the error the run yields before it starts.
-func (a *Assembler) Run(seq iter.Seq2[engine.Event, error]) error {
+func (a *Assembler) Run(seq iter.Seq2[agent.Event, error]) error {
 	for ev, err := range seq {
 		if err != nil {
 			return err
@@ -67,31 +67,31 @@ func (a *Assembler) Run(seq iter.Seq2[engine.Event, error]) error {
 
 // protocolEvent maps the advisor, scope and approval events and the end of
 // the run.
-func (a *Assembler) protocolEvent(ev engine.Event) {
+func (a *Assembler) protocolEvent(ev agent.Event) {
 	switch ev.Type {
-	case engine.AdvisorSnapshot:
+	case agent.AdvisorSnapshot:
 		a.advisorSnapshot(advisorSnapshot(ev))
-	case engine.ScopeRequest:
+	case agent.ScopeRequest:
 		a.scopeRequest(scopeRequest(ev.Scope))
-	case engine.ScopeDecision:
+	case agent.ScopeDecision:
 		a.scopeDecision(scopeDecision(ev))
-	case engine.ApprovalRequest:
+	case agent.ApprovalRequest:
 		a.approvalRequest(approvalRequest(ev.Approval))
-	case engine.ApprovalDecision:
+	case agent.ApprovalDecision:
 		a.approvalDecision(approvalDecision(ev.Approval, ev.Decision))
-	case engine.RunComplete:
+	case agent.RunComplete:
 		a.CompleteLedger(ev.End.FinishReason, wireLedger(ev.End.Ledger))
-	case engine.RunError:
+	case agent.RunError:
 		a.Fail(wireError(ev.End.Error))
 	}
 }
 
 // taskDone emits task.complete, task.cancel or task.fail.
-func (a *Assembler) taskDone(t *engine.Task) {
+func (a *Assembler) taskDone(t *agent.Task) {
 	switch t.Status {
-	case engine.TaskCompleted:
+	case agent.TaskCompleted:
 		a.taskEnd(api.TypeTaskComplete, t.ID, nil)
-	case engine.TaskCanceled:
+	case agent.TaskCanceled:
 		a.taskEnd(api.TypeTaskCancel, t.ID, nil)
 	default:
 		e := api.TaskError{}
@@ -103,7 +103,7 @@ func (a *Assembler) taskDone(t *engine.Task) {
 }
 
 // planTasks converts a plan's tasks.
-func planTasks(tasks []engine.PlanTask) []api.PlanTask {
+func planTasks(tasks []agent.PlanTask) []api.PlanTask {
 	out := make([]api.PlanTask, len(tasks))
 	for i, t := range tasks {
 		out[i] = api.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status}
@@ -112,7 +112,7 @@ func planTasks(tasks []engine.PlanTask) []api.PlanTask {
 }
 
 // wireError converts a run's error; none is an internal error.
-func wireError(e *engine.ErrorInfo) api.ErrorInfo {
+func wireError(e *agent.ErrorInfo) api.ErrorInfo {
 	if e == nil {
 		return api.ErrorInfo{Code: api.CodeInternalError, Message: "the run failed without an error"}
 	}
@@ -135,7 +135,7 @@ func wireLedger(l *protocol.Ledger) *api.Ledger {
 
 // advisorSnapshot converts one opinion: its answer and its votes
 // {tool: weight} as JSON objects in the order written.
-func advisorSnapshot(ev engine.Event) api.AdvisorSnapshot {
+func advisorSnapshot(ev agent.Event) api.AdvisorSnapshot {
 	o := ev.Opinion
 	s := api.AdvisorSnapshot{Turn: ev.Turn, AdvisorID: o.ID, Instance: o.Instance, RawCalls: o.RawCalls,
 		Consulted: o.Consulted, ParentToolID: ev.ParentToolID}
@@ -176,14 +176,14 @@ func scopeRequest(req *protocol.ScopeRequest) api.ScopeRequest {
 }
 
 // scopeDecision converts a scope decision (the effective grant).
-func scopeDecision(ev engine.Event) api.ScopeDecision {
+func scopeDecision(ev agent.Event) api.ScopeDecision {
 	d := ev.ScopeDecision
 	return api.ScopeDecision{ToolID: ev.ToolID, ApprovalID: api.ScopeApprovalPrefix + ev.ToolID, Decision: d.Verdict,
 		Scopes: slices.Clone(d.Scopes), Reason: d.Reason, By: d.By, Remember: d.Remember, ParentToolID: ev.ParentToolID}
 }
 
 // approvalRequest converts an edit approval request.
-func approvalRequest(p *engine.Approval) api.ApprovalRequest {
+func approvalRequest(p *agent.Approval) api.ApprovalRequest {
 	out := api.ApprovalRequest{ApprovalID: p.ID, Turn: p.Turn, TimeoutMs: p.Timeout.Milliseconds(),
 		ParentToolID: p.ParentToolID}
 	for _, c := range p.Calls {
@@ -194,7 +194,7 @@ func approvalRequest(p *engine.Approval) api.ApprovalRequest {
 }
 
 // approvalDecision converts the decision of an edit approval.
-func approvalDecision(p *engine.Approval, d *protocol.ConfirmDecision) api.ApprovalDecision {
+func approvalDecision(p *agent.Approval, d *protocol.ConfirmDecision) api.ApprovalDecision {
 	return api.ApprovalDecision{ApprovalID: p.ID, Decision: d.Verdict, Approved: slices.Clone(d.Approved),
 		Denied: slices.Clone(d.Denied), Reason: d.Reason, By: d.By, ParentToolID: p.ParentToolID}
 }
@@ -215,7 +215,7 @@ func (a *Assembler) content(delta string) {
 
 // callStart opens a tool or action call (rule 4): tool.start with the
 // frontend fields, or action.start for an action.
-func (a *Assembler) callStart(c engine.Call) {
+func (a *Assembler) callStart(c agent.Call) {
 	if a.ended {
 		return
 	}
@@ -224,7 +224,7 @@ func (a *Assembler) callStart(c engine.Call) {
 		return
 	}
 	a.endOpenCalls()
-	cl := &call{id: c.ID, name: c.Name, action: c.Kind == engine.CallAction}
+	cl := &call{id: c.ID, name: c.Name, action: c.Kind == agent.CallAction}
 	a.calls = append(a.calls, cl)
 	a.byID[c.ID] = cl
 	a.turnCall = true

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -41,9 +41,9 @@ func TestEmitterActionFrontendAndTasks(t *testing.T) {
 	a.planUpdate("plan_x", []api.PlanTask{{TaskID: "a1b2c3d4", Description: "Read", Status: "init"}})
 	a.taskStart("a1b2c3d4", "Read")
 	a.content("Working")
-	a.callStart(engine.Call{ID: "c1", Name: "highlight", Kind: engine.CallAction})
+	a.callStart(agent.Call{ID: "c1", Name: "highlight", Kind: agent.CallAction})
 	a.callArgs("c1", `{"p":1}`)
-	a.callStart(engine.Call{ID: "c2", Name: "confirm", Kind: engine.CallFrontend, ToolType: api.ToolTypeHTML,
+	a.callStart(agent.Call{ID: "c2", Name: "confirm", Kind: agent.CallFrontend, ToolType: api.ToolTypeHTML,
 		ToolKey: "confirm", ToolTimeout: 300000, ToolParams: json.RawMessage(`"not an object"`)})
 	a.content("dropped: text after a call in the same turn")
 	a.turnEnd()
@@ -106,8 +106,8 @@ func TestEmitterFailInsideTask(t *testing.T) {
 	a := newTestAssembler(&got)
 	got = got[:0]
 	a.taskStart("t1", "x")
-	a.callStart(engine.Call{ID: "c1", Name: "act", Kind: engine.CallAction})
-	a.callStart(engine.Call{ID: "c2", Name: "read", Kind: engine.CallBackend})
+	a.callStart(agent.Call{ID: "c1", Name: "act", Kind: agent.CallAction})
+	a.callStart(agent.Call{ID: "c2", Name: "read", Kind: agent.CallBackend})
 	a.content("ignored")
 	a.Fail(api.ErrorInfo{Code: api.CodeModelError, Message: "boom", Retriable: true})
 	a.content("after the end")
@@ -139,7 +139,7 @@ func TestEmitterProtocolEvents(t *testing.T) {
 	got = got[:0]
 	a.reasoning("weighing")
 	a.advisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "editGate", Weights: json.RawMessage(`{"replace_text":12}`)})
-	a.callStart(engine.Call{ID: "r_call_1_0", Name: "run_cursor_agent", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate,
+	a.callStart(agent.Call{ID: "r_call_1_0", Name: "run_cursor_agent", Kind: agent.CallBackend, ToolType: api.ToolTypeDelegate,
 		ToolParams: json.RawMessage(`{"task":"x"}`)})
 	a.callArgs("r_call_1_0", `{"task":"x"}`)
 	a.scopeRequest(api.ScopeRequest{ToolID: "r_call_1_0", ToolName: "run_cursor_agent", ApprovalID: "scope:r_call_1_0",

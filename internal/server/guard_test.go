@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/store/memory"
 )
@@ -40,10 +40,10 @@ func guardServer(t *testing.T, g Guard) (*httptest.Server, *RunManager) {
 // blockingEngine runs until the run is canceled.
 type blockingEngine struct{}
 
-func (blockingEngine) Run(ctx context.Context, _ engine.Spec) iter.Seq2[engine.Event, error] {
-	return func(yield func(engine.Event, error) bool) {
+func (blockingEngine) Run(ctx context.Context, _ agent.Spec) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
 		<-ctx.Done()
-		yield(engine.Event{}, ctx.Err())
+		yield(agent.Event{}, ctx.Err())
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/store"
@@ -317,7 +317,7 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 	if q.firstRun {
 		chatStart = &api.ChatStart{ChatID: q.chatID, ChatName: q.chatName(), ChatImageToken: s.chatImageToken(ctx, q.chatID)}
 	}
-	spec := engine.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
+	spec := agent.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
 		Message: q.req.Message, Params: rq.Params, ContinuePlan: continuePlan(q.req.Params)}
 	if len(rq.References) > 0 {
 		if spec.References, err = api.Encode(rq.References); err != nil {
@@ -350,8 +350,8 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 // asking opens the question each event shows (a frontend call, a scope or
 // an edit approval) before the event goes on to a client, so a client that
 // answers at once is matched.
-func asking(waits *engine.Waits, runID string, seq iter.Seq2[engine.Event, error]) iter.Seq2[engine.Event, error] {
-	return func(yield func(engine.Event, error) bool) {
+func asking(waits *agent.Waits, runID string, seq iter.Seq2[agent.Event, error]) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
 		for ev, err := range seq {
 			if err == nil {
 				waits.Open(runID, ev)

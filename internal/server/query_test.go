@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/store"
@@ -25,7 +25,7 @@ var chFrameRE = regexp.MustCompile(`^id:(\d+)\nevent:message\ndata:\{"seq":(\d+)
 
 // Rows 16, 17, 18.
 func TestQueryHeadersAndFraming(t *testing.T) {
-	e := newChEnv(t, func(ctx context.Context, f *chEngine, spec engine.Spec, em *chEmitter) error {
+	e := newChEnv(t, func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 		em.PlanUpdate("plan_"+spec.RunID, []api.PlanTask{{TaskID: "0a1b2c3d", Description: "Greet", Status: "init"}})
 		return chAnswer("Hi", " there")(ctx, f, spec, em)
 	}, nil)

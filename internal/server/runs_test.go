@@ -14,7 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
@@ -65,9 +65,9 @@ func mkChat(t *testing.T, st store.Store, id string) {
 
 // stepper is an Execute fed one agent event at a time; closing ch returns
 // nil, the run context's end returns its error.
-type stepper struct{ ch chan engine.Event }
+type stepper struct{ ch chan agent.Event }
 
-func newStepper() *stepper { return &stepper{ch: make(chan engine.Event)} }
+func newStepper() *stepper { return &stepper{ch: make(chan agent.Event)} }
 
 func (s *stepper) execute(ctx context.Context, a *Assembler) error {
 	for {
@@ -87,7 +87,7 @@ func (s *stepper) execute(ctx context.Context, a *Assembler) error {
 func (s *stepper) send(t *testing.T, delta string) {
 	t.Helper()
 	select {
-	case s.ch <- engine.Event{Type: engine.ContentDelta, Delta: delta}:
+	case s.ch <- agent.Event{Type: agent.ContentDelta, Delta: delta}:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the run does not take events")
 	}
@@ -345,13 +345,13 @@ func TestRunSurvivesRequestContext(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
 		m := NewRunManager(st, RunOptions{})
-		runner := &engine.Runner{Models: scriptedModels{llmtest.NewScripted(llmtest.Chunks("Hello ", "there."))}, Memory: st}
+		runner := &agent.Runner{Models: scriptedModels{llmtest.NewScripted(llmtest.Chunks("Hello ", "there."))}, Memory: st}
 		ag := agentdef.AgentDef{Key: "writer", Mode: agentdef.ModeOneshot,
 			Plain: &agentdef.Stage{ModelConfig: agentdef.ModelConfig{ModelKey: "m"}}}
 		started := make(chan struct{})
 		exec := func(ctx context.Context, a *Assembler) error {
 			<-started // the request context is already canceled
-			return a.Run(runner.Run(ctx, engine.Spec{RunID: "r1", ChatID: "c1", Agent: ag, Defs: &agentdef.Snapshot{}, Message: "hi"}))
+			return a.Run(runner.Run(ctx, agent.Spec{RunID: "r1", ChatID: "c1", Agent: ag, Defs: &agentdef.Snapshot{}, Message: "hi"}))
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		r, err := m.Start(ctx, spec("r1", "c1", exec))

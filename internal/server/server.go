@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent/engine"
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/cursoragent"
@@ -35,12 +35,12 @@ type Options struct {
 	Engine Executor
 	// Waits holds the questions runs put to people (the Engine's Waiter);
 	// /submit answers them. Nil: a fresh one.
-	Waits *engine.Waits
+	Waits *agent.Waits
 	// Tools gives a run its tools (Spec.Tools, Activities, Context) for
 	// its document docID ("" for none); it runs on the run's goroutine
 	// before the run starts, and an error ends the run (internal_error).
 	// Nil: no tools.
-	Tools func(ctx context.Context, spec *engine.Spec, docID string) error
+	Tools func(ctx context.Context, spec *agent.Spec, docID string) error
 	Runs  *RunManager
 	// Documents holds the documents the book tools edit (required for the
 	// document endpoints and the book editor agent).
@@ -88,10 +88,10 @@ type Options struct {
 	Clock  func() time.Time
 }
 
-// Executor runs agents (*engine.Engine; tests may fake it).
+// Executor runs agents (*agent.Engine; tests may fake it).
 type Executor interface {
 	// Run runs spec to its end and streams its events.
-	Run(ctx context.Context, spec engine.Spec) iter.Seq2[engine.Event, error]
+	Run(ctx context.Context, spec agent.Spec) iter.Seq2[agent.Event, error]
 }
 
 // Server is the /api/ap HTTP server of PLATFORM_API.md.
@@ -123,7 +123,7 @@ func New(opts Options) *Server {
 		opts.Clock = time.Now
 	}
 	if opts.Waits == nil {
-		opts.Waits = &engine.Waits{}
+		opts.Waits = &agent.Waits{}
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), policies: map[string]Policy{}, runID: NewRunIDs(opts.Clock)}
 	s.routes()
