@@ -7,7 +7,7 @@ import (
 )
 
 // errStopped is the cancel cause of a run whose consumer stopped reading.
-var errStopped = errors.New("engine: the consumer stopped reading the run")
+var errStopped = errors.New("agent: the consumer stopped reading the run")
 
 // emitter hands a run's events to the consumer of Run's iterator. It is
 // the one way out of a run: the modes call it on the iterating goroutine;

@@ -65,7 +65,7 @@ func (e *Runner) memoryWindow(ctx context.Context, chatID, runID string) ([]stor
 	k := e.memoryK()
 	msgs, err := e.Memory.RecentMessages(ctx, chatID, k+1)
 	if err != nil {
-		return nil, fmt.Errorf("engine: memory: %w", err)
+		return nil, fmt.Errorf("agent: memory: %w", err)
 	}
 	var runs []string
 	var kept []store.Message

@@ -86,7 +86,7 @@ func (r *run) loadPlan(ctx context.Context) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("engine: latest plan: %w", err)
+		return fmt.Errorf("agent: latest plan: %w", err)
 	}
 	var tasks []PlanTask
 	if err := json.Unmarshal(p.Tasks, &tasks); err != nil {

@@ -52,7 +52,7 @@ type builtAgent struct {
 }
 
 // errStore cancels a run whose messages could not be stored.
-var errStore = errors.New("engine: storing the run's messages failed")
+var errStore = errors.New("agent: storing the run's messages failed")
 
 // newProtoRun prepares a protocol agent's run (AGENT_PROTOCOL §§ 5.3–5.5):
 // its backends and activities, its chat memory and the stored user
@@ -61,11 +61,11 @@ var errStore = errors.New("engine: storing the run's messages failed")
 func (e *Runner) newProtoRun(ctx context.Context, spec Spec, runCtx context.Context, cancel context.CancelCauseFunc) (*protoRun, error) {
 	switch {
 	case spec.Defs == nil:
-		return nil, errors.New("engine: spec without definitions")
+		return nil, errors.New("agent: spec without definitions")
 	case e.Memory == nil || e.Models == nil:
-		return nil, errors.New("engine: Memory and Models are required")
+		return nil, errors.New("agent: Memory and Models are required")
 	case spec.RunID == "" || spec.ChatID == "":
-		return nil, errors.New("engine: spec without run id or chat id")
+		return nil, errors.New("agent: spec without run id or chat id")
 	}
 	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
 		log: e.logger().With("runId", spec.RunID, "protocol", true),

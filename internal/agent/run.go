@@ -23,14 +23,14 @@ const (
 )
 
 // errSubmitTimeout ends a run with run.complete "timeout" (§ 4.1 step 5).
-var errSubmitTimeout = errors.New("engine: frontend submit timeout")
+var errSubmitTimeout = errors.New("agent: frontend submit timeout")
 
 // errEnded stops a run whose consumer stopped reading: nothing more is
 // emitted.
-var errEnded = errors.New("engine: the run's consumer stopped reading")
+var errEnded = errors.New("agent: the run's consumer stopped reading")
 
 // errRunTimeout is the cancel cause of the run deadline.
-var errRunTimeout = errors.New("engine: run timeout")
+var errRunTimeout = errors.New("agent: run timeout")
 
 // failure is an error that ends the run with run.error info. TaskCode, when
 // set, is the task.fail code of the active task (else info.Code).
@@ -141,11 +141,11 @@ func (r *run) safeExecute(ctx context.Context) (err error) {
 func (e *Runner) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
 	switch {
 	case spec.Defs == nil:
-		return nil, errors.New("engine: spec without definitions")
+		return nil, errors.New("agent: spec without definitions")
 	case e.Memory == nil || e.Models == nil:
-		return nil, errors.New("engine: Memory and Models are required")
+		return nil, errors.New("agent: Memory and Models are required")
 	case spec.RunID == "" || spec.ChatID == "":
-		return nil, errors.New("engine: spec without run id or chat id")
+		return nil, errors.New("agent: spec without run id or chat id")
 	}
 	agent := normalize(spec.Agent)
 	r := &run{e: e, spec: spec, agent: &agent, em: em, log: e.logger().With("runId", spec.RunID),
@@ -156,7 +156,7 @@ func (e *Runner) newRun(ctx context.Context, spec Spec, em *emitter) (*run, erro
 	case agent.PlanExecute != nil && agent.Mode == agentdef.ModePlanExecute:
 		r.plan = &plan{id: "plan_" + spec.RunID}
 	default:
-		return nil, fmt.Errorf("engine: agent %q has no block for mode %q", agent.Key, agent.Mode)
+		return nil, fmt.Errorf("agent: agent %q has no block for mode %q", agent.Key, agent.Mode)
 	}
 	r.backends = lowerKeys(spec.Tools)
 	if err := r.loadHistory(ctx); err != nil {

@@ -1,16 +1,3 @@
-// Package engine executes one run of a platform agent (PLATFORM_API § 6):
-// the modes ONESHOT, REACT and PLAN_EXECUTE with their budgets, toolChoice
-// and repair rules, prompt assembly (§ 6.2), chat memory (§ 5.2), the tool
-// kinds backend / frontend / action (§§ 4, 7.1) with frontend waits released
-// by Submit, the plan tools (§ 6.5) and the skill tool (§ 7.2). Run streams
-// the run's events (one closed vocabulary, Event) as an iterator and
-// persists the run's messages, system snapshots and plans in the store as
-// they complete.
-//
-// The runner knows nothing about HTTP or documents: the Go backend tools of
-// a run come with its Spec (the server binds the book tools to the run's
-// document and reports applied edits in tool.Result.Edits, with Edit.Book =
-// the documentId and Edit.Revision set).
 package agent
 
 import (

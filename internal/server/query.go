@@ -330,7 +330,7 @@ func (s *Server) startRun(ctx context.Context, q *preparedQuery) (*Run, error) {
 		Execute: func(ctx context.Context, a *Assembler) error {
 			if s.opts.Tools != nil {
 				if err := s.opts.Tools(ctx, &spec, q.docID); err != nil {
-					return fmt.Errorf("engine: backend tools: %w", err)
+					return fmt.Errorf("agent: backend tools: %w", err)
 				}
 			}
 			defer s.opts.Waits.Close(runID)
