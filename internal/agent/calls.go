@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
@@ -24,14 +23,6 @@ type outcome struct {
 // errorOutcome is an error result with the § 7.1 JSON text.
 func errorOutcome(name, code, text string) outcome {
 	return outcome{text: errorText(name, code, text), err: &ToolError{Code: code, Message: text}}
-}
-
-// code is the error code of an error result ("" for a success).
-func (o outcome) code() string {
-	if o.err == nil {
-		return ""
-	}
-	return o.err.Code
 }
 
 // toolError is the § 7.1 error result as the model and the stream see it.
@@ -157,114 +148,35 @@ func (r *run) runBackend(ctx context.Context, c *callState) (outcome, error) {
 	if t.name == SkillRunScript {
 		r.discloseFor(args)
 	}
-	var res outcome
-	for attempt := 0; attempt <= r.agent.Budget.Tool.RetryCount; attempt++ {
-		var retry bool
-		res, retry, err = r.attemptBackend(ctx, c, args)
-		if err != nil || !retry {
-			break
-		}
-		r.log.Info("backend tool failed; retrying", "tool", t.name, "toolId", c.id, "attempt", attempt+1)
-	}
+	b := r.agent.Budget.Tool
+	run, err := callTool(ctx, c.id, c.name, func(ctx context.Context) (tool.Result, error) { return invoke(ctx, r, c, args) },
+		b.Timeout(), b.RetryCount, func(p tool.Progress) { r.em.emit(Event{Type: ToolProgress, ToolID: c.id, Progress: &p}) },
+		r.log)
 	if err != nil {
 		return outcome{}, err
 	}
+	res := run.outcome(c.name, b.TimeoutMs)
 	if res.err == nil {
 		r.results[t.name] = res.text
 	}
 	return res, nil
 }
 
-// invocation is what a tool goroutine reports.
-type invocation struct {
-	done  bool
-	res   outcome
-	err   error
-	panic any
-}
-
-// attemptBackend runs the tool once; retry reports a timeout or a runtime
-// failure.
-func (r *run) attemptBackend(ctx context.Context, c *callState, args string) (res outcome, retry bool, err error) {
-	callCtx, cancel := context.WithTimeout(WithCall(ctx, c.id), r.agent.Budget.Tool.Timeout())
-	defer cancel()
-	// Progress reports travel to the run's goroutine, the only one that
-	// emits; a report after the call ended is dropped.
-	progress := make(chan tool.Progress, 16)
-	toolCtx := tool.WithReporter(callCtx, func(p tool.Progress) {
-		select {
-		case progress <- p:
-		case <-callCtx.Done():
-		}
-	})
-	ch := make(chan invocation, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ch <- invocation{done: true, panic: p}
-			}
-		}()
-		res, err := invoke(toolCtx, r, c, args)
-		ch <- invocation{done: true, res: res, err: err}
-	}()
-	inv := r.awaitInvocation(callCtx, c, ch, progress)
-	switch {
-	case ctx.Err() != nil:
-		return outcome{}, false, ctx.Err()
-	case inv.panic != nil:
-		return outcome{}, false, internalf("tool %s panicked: %v", c.entry.name, inv.panic)
-	case callCtx.Err() != nil && (inv.err != nil || !inv.done):
-		return errorOutcome(c.name, ToolCodeTimeout,
-			fmt.Sprintf("Tool %s timed out after %d ms", c.name, r.agent.Budget.Tool.TimeoutMs)), true, nil
-	case inv.err != nil:
-		return errorOutcome(c.name, ToolCodeFailed, inv.err.Error()), true, nil
-	}
-	return inv.res, inv.res.code() == ToolCodeFailed, nil
-}
-
-// awaitInvocation waits for the tool goroutine of c (or the end of
-// callCtx), emitting its progress reports as tool.progress meanwhile; the
-// reports it sent before returning are all emitted before its result.
-func (r *run) awaitInvocation(callCtx context.Context, c *callState, ch <-chan invocation, progress <-chan tool.Progress) invocation {
-	var inv invocation
-	for {
-		select {
-		case inv = <-ch:
-			for {
-				select {
-				case p := <-progress:
-					r.em.emit(Event{Type: ToolProgress, ToolID: c.id, Progress: &p})
-				default:
-					return inv
-				}
-			}
-		case p := <-progress:
-			r.em.emit(Event{Type: ToolProgress, ToolID: c.id, Progress: &p})
-		case <-callCtx.Done():
-			return inv
-		}
-	}
-}
-
 // invoke calls the Go tool or the built-in of c; it runs in its own
 // goroutine and must not change the run's state.
-func invoke(ctx context.Context, r *run, c *callState, args string) (outcome, error) {
+func invoke(ctx context.Context, r *run, c *callState, args string) (tool.Result, error) {
 	t := c.entry
 	if t.builtin != nil {
-		return t.builtin.call(ctx, r, args)
+		o, err := t.builtin.call(ctx, r, args)
+		return o.result(), err
 	}
-	res, err := t.impl.Call(ctx, json.RawMessage(args))
-	if err != nil {
-		return outcome{}, err
+	return t.impl.Call(ctx, json.RawMessage(args))
+}
+
+// result is the outcome of a built-in as a tool's result.
+func (o outcome) result() tool.Result {
+	if o.err != nil {
+		return tool.Result{Text: o.err.Message, IsError: true, Code: o.err.Code, Edits: o.edits}
 	}
-	if !res.IsError {
-		return outcome{text: res.Text, edits: res.Edits}, nil
-	}
-	code := res.Code
-	if code == "" {
-		code = ToolCodeFailed
-	}
-	out := errorOutcome(c.name, code, res.Text)
-	out.edits = res.Edits
-	return out, nil
+	return tool.Result{Text: o.text, Edits: o.edits}
 }

@@ -104,18 +104,19 @@ func TestBackendToolFile(t *testing.T) {
 		req.Messages[0].Content)
 }
 
-// § 3.5: a panicking tool and a failing store end the run with
-// internal_error.
+// § 3.5: a failing store ends the run with internal_error; a panicking
+// tool is a Go error of the call (package tool's rule): retried, then a
+// tool_failed result, and the run goes on.
 func TestInternalErrors(t *testing.T) {
 	t.Run("tool panic", func(t *testing.T) {
 		e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a", "toolConfig": {"backends": ["boom"]}`)})
 		e.tools["boom"] = &fnTool{name: "boom", fn: func(context.Context, int, json.RawMessage) (tool.Result, error) {
 			panic("kaboom")
 		}}
-		e.provide(scripted(llmtest.Calls(call("c1", "boom", `{}`))))
+		e.provide(scripted(llmtest.Calls(call("c1", "boom", `{}`)), llmtest.Text("it broke")))
 		rec, _ := e.run("a", "go")
-		rec.requireTerminal(t, "fail:internal_error")
-		require.Equal(t, "tool boom panicked: kaboom", rec.info.Message)
+		rec.requireTerminal(t, "complete:stop")
+		require.Equal(t, []string{"result:c1:" + errJSON("boom", "tool_failed", "tool boom panicked: kaboom")}, rec.filter("result:"))
 	})
 	t.Run("store failure", func(t *testing.T) {
 		e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a"`)})

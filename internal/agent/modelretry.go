@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"log/slog"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/llm"
@@ -25,6 +27,87 @@ type modelRetry struct {
 	maxWait time.Duration
 	sleep   func(context.Context, time.Duration) error
 	waited  time.Duration // the Retry-After waited before the reconnect
+}
+
+// streamModel streams one model call to p, for every strategy: each
+// attempt bounded by timeout (budget.model.timeoutMs), with the retry rule
+// of modelRetry. Events go to the consumer as they come; an attempt that
+// failed before its first event may be followed by the reconnect. The error
+// it yields is a *callTimeout for the per-call timeout, else the provider's
+// error with what the rule did (a *modelError, see modelFailure), else the
+// caller's context error. Stopping the iteration stops the call.
+func (e *Runner) streamModel(ctx context.Context, p llm.Provider, req *llm.Request, timeout time.Duration,
+	log *slog.Logger) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		retry := e.modelRetry()
+		for attempt := 0; ; attempt++ {
+			n, stopped, timedOut, err := modelAttempt(ctx, p, req, timeout, yield)
+			switch {
+			case stopped || err == nil:
+				return
+			case ctx.Err() != nil:
+				yield(llm.Event{}, ctx.Err())
+				return
+			case timedOut:
+				yield(llm.Event{}, &callTimeout{ms: timeout.Milliseconds(), err: err})
+				return
+			}
+			again, final := retry.after(ctx, err, attempt, n)
+			if again {
+				log.Info("model call failed before the first event; reconnecting", "err", err)
+				continue
+			}
+			if ctx.Err() == nil {
+				log.Warn("model call failed", "err", err)
+			}
+			yield(llm.Event{}, final)
+			return
+		}
+	}
+}
+
+// modelAttempt plays one provider stream into yield: n counts the events,
+// stopped reports that yield asked to stop, timedOut that the per-call
+// timeout (not the caller's context) ended it.
+func modelAttempt(ctx context.Context, p llm.Provider, req *llm.Request, timeout time.Duration,
+	yield func(llm.Event, error) bool) (n int, stopped, timedOut bool, err error) {
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for ev, e := range p.Stream(callCtx, req) {
+		if e != nil {
+			err = e
+			break
+		}
+		n++
+		if !yield(ev, nil) {
+			return n, true, false, nil
+		}
+	}
+	if err == nil && callCtx.Err() != nil {
+		err = llm.ContextError(callCtx)
+	}
+	return n, false, callCtx.Err() != nil && ctx.Err() == nil, err
+}
+
+// callTimeout is a model call that ran out of budget.model.timeoutMs.
+type callTimeout struct {
+	ms  int64
+	err error // the provider's (or the context's) error
+}
+
+func (e *callTimeout) Error() string {
+	return fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", e.ms)
+}
+func (e *callTimeout) Unwrap() error { return e.err }
+
+// modelFailure is the run.error of a failed model call (§ 3.5), in every
+// strategy: the per-call timeout (retriable), else modelErrorInfo.
+func modelFailure(err error) ErrorInfo {
+	var ct *callTimeout
+	if errors.As(err, &ct) {
+		return ErrorInfo{Code: CodeModelError, Retriable: true, Message: ct.Error()}
+	}
+	return modelErrorInfo(err)
 }
 
 // modelRetry returns the rule for one model call.

@@ -154,8 +154,7 @@ func (p *protoRun) failure(ctx context.Context, err error) ErrorInfo {
 	case ctx.Err() != nil:
 		return ErrorInfo{Code: CodeRunAborted, Message: "The run was aborted", Retriable: true}
 	case errors.As(err, &le):
-		p.log.Warn("model call failed", "err", err)
-		return modelErrorInfo(err)
+		return modelFailure(err)
 	}
 	return internalf("%v", err).info
 }

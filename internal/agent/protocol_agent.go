@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -370,24 +371,24 @@ func (p *protoRun) runFrontend(ctx context.Context, call *protocol.Call, _ *prot
 	return protocol.Result{Value: v}, nil
 }
 
-// runBackend is the activity of a Go backend tool (AGENT_PROTOCOL § 4.5):
-// the budget.tool timeout per attempt and retryCount retries on a timeout
-// or a runtime failure, never on invalid arguments. Applied edits become
-// document.edit events before the result. The result text is the value
-// (its JSON when it parses); an error result fails the call.
+// runBackend is the activity of a Go backend tool (AGENT_PROTOCOL § 4.5),
+// run by callTool like any Go tool: the budget.tool timeout per attempt
+// and retryCount retries on a timeout or a runtime failure, never on
+// invalid arguments; progress reports stream as tool.progress. Applied
+// edits become document.edit events before the result. The result text is
+// the value (its JSON when it parses); an error result, a Go error or a
+// timeout fails the call (activity_failed, activity_timeout).
 func (p *protoRun) runBackend(ctx context.Context, name string, impl tool.Tool, call *protocol.Call) (protocol.Result, error) {
-	args := encodeObject(call.Args)
+	args := json.RawMessage(encodeObject(call.Args))
 	b := p.agent.Budget.Tool
-	var res tool.Result
-	var err error
-	for attempt := 0; attempt <= b.RetryCount; attempt++ {
-		var retry bool
-		res, retry, err = p.attemptBackend(ctx, impl, call.ToolID, args, b.Timeout())
-		if !retry {
-			break
-		}
-		p.log.Info("backend tool failed; retrying", "tool", name, "toolId", call.ToolID, "attempt", attempt+1, "err", err)
+	run, err := callTool(ctx, call.ToolID, name, func(ctx context.Context) (tool.Result, error) { return impl.Call(ctx, args) },
+		b.Timeout(), b.RetryCount, func(pr tool.Progress) {
+			p.em.emit(Event{Type: ToolProgress, ToolID: call.ToolID, Progress: &pr})
+		}, p.log)
+	if err != nil {
+		return protocol.Result{}, err
 	}
+	res := run.res
 	if len(res.Edits) > 0 {
 		evs := make([]Event, len(res.Edits))
 		for i := range res.Edits {
@@ -396,8 +397,10 @@ func (p *protoRun) runBackend(ctx context.Context, name string, impl tool.Tool, 
 		p.em.emit(evs...)
 	}
 	switch {
-	case err != nil:
-		return protocol.Result{}, err
+	case run.timedOut:
+		return protocol.Result{}, fmt.Errorf("timed out after %d ms: %w", b.TimeoutMs, context.DeadlineExceeded)
+	case run.err != nil:
+		return protocol.Result{}, run.err
 	case res.IsError:
 		code := res.Code
 		if code == "" {
@@ -413,42 +416,6 @@ func (p *protoRun) runBackend(ctx context.Context, name string, impl tool.Tool, 
 		}
 	}
 	return protocol.Result{Value: res.Text}, nil
-}
-
-// attemptBackend runs the Go tool once in its own goroutine (a panic is an
-// error); retry reports a timeout or a runtime failure.
-func (p *protoRun) attemptBackend(ctx context.Context, impl tool.Tool, toolID, args string, timeout time.Duration) (tool.Result, bool, error) {
-	callCtx, cancel := context.WithTimeout(WithCall(ctx, toolID), timeout)
-	defer cancel()
-	type answer struct {
-		done bool
-		res  tool.Result
-		err  error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				ch <- answer{done: true, err: fmt.Errorf("tool %s panicked: %v", impl.Name(), r)}
-			}
-		}()
-		res, err := impl.Call(callCtx, json.RawMessage(args))
-		ch <- answer{true, res, err}
-	}()
-	var a answer
-	select {
-	case a = <-ch:
-	case <-callCtx.Done():
-	}
-	switch {
-	case ctx.Err() != nil:
-		return tool.Result{}, false, ctx.Err()
-	case callCtx.Err() != nil && (a.err != nil || !a.done):
-		return tool.Result{}, true, fmt.Errorf("timed out after %d ms: %w", timeout.Milliseconds(), context.DeadlineExceeded)
-	case a.err != nil:
-		return tool.Result{}, true, a.err
-	}
-	return a.res, a.res.IsError && (a.res.Code == "" || a.res.Code == ToolCodeFailed), nil
 }
 
 // provider is the runtime's Provider: the model of a key with the settings
@@ -475,22 +442,22 @@ func (p *protoRun) modelFor(cfg agentdef.ModelConfig) (*modelProvider, error) {
 	if err != nil {
 		return nil, failf(CodeModelError, "model %q: %v", cfg.ModelKey, err)
 	}
-	mp := &modelProvider{p: prov, model: m, cfg: cfg, timeout: p.agent.Budget.Model.Timeout(), log: p.log, retry: p.e.modelRetry}
+	mp := &modelProvider{e: p.e, p: prov, model: m, cfg: cfg, timeout: p.agent.Budget.Model.Timeout(), log: p.log}
 	p.models[cfg.ModelKey] = mp
 	return mp, nil
 }
 
 // modelProvider sends the runtime's requests to the model of a key: it sets
-// the provider's model id and the stage settings the runtime leaves unset,
-// bounds each call by budget.model.timeoutMs and applies the retry rule of
-// § 6.3 (modelRetry).
+// the provider's model id and the stage settings the runtime leaves unset;
+// each call goes through streamModel (budget.model.timeoutMs and the retry
+// rule of § 6.3).
 type modelProvider struct {
+	e       *Runner
 	p       llm.Provider
 	model   models.Model
 	cfg     agentdef.ModelConfig
 	timeout time.Duration
-	log     interface{ Info(string, ...any) }
-	retry   func() *modelRetry
+	log     *slog.Logger
 }
 
 // Stream implements llm.Provider.
@@ -509,46 +476,5 @@ func (m *modelProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[
 	if r.Reasoning == nil && m.cfg.Reasoning.Enabled {
 		r.Reasoning = &llm.ReasoningConfig{Effort: strings.ToLower(string(m.cfg.Reasoning.Effort))}
 	}
-	return func(yield func(llm.Event, error) bool) {
-		retry := m.retry()
-		for attempt := 0; ; attempt++ {
-			n, stopped, timedOut, err := m.attempt(ctx, &r, yield)
-			if stopped || err == nil {
-				return
-			}
-			if !timedOut && ctx.Err() == nil {
-				again, final := retry.after(ctx, err, attempt, n)
-				if again {
-					m.log.Info("model call failed before the first event; reconnecting", "err", err)
-					continue
-				}
-				err = final
-			}
-			yield(llm.Event{}, err)
-			return
-		}
-	}
-}
-
-// attempt plays one provider stream into yield; n counts the events,
-// stopped reports that yield asked to stop.
-func (m *modelProvider) attempt(ctx context.Context, req *llm.Request, yield func(llm.Event, error) bool) (n int, stopped, timedOut bool, err error) {
-	callCtx, cancel := context.WithTimeout(ctx, m.timeout)
-	defer cancel()
-	for ev, e := range m.p.Stream(callCtx, req) {
-		if e != nil {
-			err = e
-			break
-		}
-		n++
-		if !yield(ev, nil) {
-			return n, true, false, nil
-		}
-	}
-	timedOut = callCtx.Err() != nil && ctx.Err() == nil
-	if timedOut {
-		err = &llm.Error{Kind: llm.Timeout, Message: fmt.Sprintf("model call timeout after %d ms", m.timeout.Milliseconds()),
-			Err: llm.ContextError(callCtx)}
-	}
-	return n, false, timedOut, err
+	return m.e.streamModel(ctx, m.p, &r, m.timeout, m.log)
 }

@@ -2,9 +2,7 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"iter"
 	"strings"
 	"time"
 
@@ -120,63 +118,24 @@ func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
 	return rp, nil
 }
 
-// stream plays the provider's stream into rp, with the model call timeout
-// and the retry rule of § 6.3 (modelRetry).
+// stream plays one model call into rp (streamModel: the call timeout and
+// the retry rule of § 6.3).
 func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *reply) error {
-	retry := r.e.modelRetry()
-	for attempt := 0; ; attempt++ {
-		n, timedOut, err := r.attempt(ctx, p, req, rp)
+	for ev, err := range r.e.streamModel(ctx, p, req, r.agent.Budget.Model.Timeout(), r.log) {
 		switch {
-		case err == nil:
-			return nil
-		case ctx.Err() != nil:
+		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
-		case errors.As(err, new(*failure)) || errors.Is(err, errEnded):
-			return err
-		case timedOut:
-			return &failure{info: ErrorInfo{Code: CodeModelError, Retriable: true,
-				Message: fmt.Sprintf("Model call timeout: budget.model.timeoutMs=%d", r.agent.Budget.Model.TimeoutMs)}}
+		case err != nil:
+			return &failure{info: modelFailure(err)}
 		}
-		again, final := retry.after(ctx, err, attempt, n)
-		if again {
-			r.log.Info("model call failed before the first event; reconnecting", "err", err)
-			continue
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.log.Warn("model call failed", "err", err)
-		return &failure{info: modelErrorInfo(final)}
-	}
-}
-
-// attempt runs one provider stream; n counts the events received.
-func (r *run) attempt(ctx context.Context, p llm.Provider, req *llm.Request, rp *reply) (n int, timedOut bool, err error) {
-	callCtx, cancel := context.WithTimeout(ctx, r.agent.Budget.Model.Timeout())
-	defer cancel()
-	n, err = r.consume(rp, p.Stream(callCtx, req))
-	if err == nil && callCtx.Err() != nil {
-		err = llm.ContextError(callCtx)
-	}
-	return n, callCtx.Err() != nil && ctx.Err() == nil, err
-}
-
-// consume forwards every event of seq.
-func (r *run) consume(rp *reply, seq iter.Seq2[llm.Event, error]) (int, error) {
-	n := 0
-	for ev, err := range seq {
-		if err != nil {
-			return n, err
-		}
-		n++
 		if err := r.onEvent(rp, ev); err != nil {
-			return n, err
+			return err
 		}
 		if r.em.over() {
-			return n, errEnded
+			return errEnded
 		}
 	}
-	return n, nil
+	return ctx.Err()
 }
 
 // onEvent handles one upstream event.
