@@ -41,6 +41,9 @@ func newTerminal(in io.Reader, log io.Writer, interactive, yes bool) *terminal {
 // line reads the next line of input; false at the end of input or when
 // ctx ends first.
 func (t *terminal) line(ctx context.Context) (string, bool) {
+	if ctx.Err() != nil {
+		return "", false
+	}
 	t.once.Do(func() {
 		t.lines = make(chan string)
 		go t.read()
