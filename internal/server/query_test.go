@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/memory"
 )
 
 // chFrameRE is one event frame of § 3.1, byte for byte.
@@ -486,4 +488,48 @@ func TestQueryAgentKeyAndInternalAgents(t *testing.T) {
 	e.waitIdle()
 	evs = e.query(`{"message":"hi"}`).until(api.TypeRunComplete)
 	require.Equal(t, "alpha", agentKey(evs))
+}
+
+// countingStore counts the store's lookups of a chat and of its runs.
+type countingStore struct {
+	store.Store
+	mu               sync.Mutex
+	getChat, listRun int
+}
+
+func (c *countingStore) GetChat(ctx context.Context, id string) (store.Chat, error) {
+	c.mu.Lock()
+	c.getChat++
+	c.mu.Unlock()
+	return c.Store.GetChat(ctx, id)
+}
+
+func (c *countingStore) ListRuns(ctx context.Context, chatID string) ([]store.Run, error) {
+	c.mu.Lock()
+	c.listRun++
+	c.mu.Unlock()
+	return c.Store.ListRuns(ctx, chatID)
+}
+
+func (c *countingStore) counts() (int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.getChat, c.listRun
+}
+
+// The chat service looks an existing chat up once: its runs are listed
+// (for chat.start) only while none of them has ended.
+func TestQueryLooksTheChatUpOnce(t *testing.T) {
+	st := &countingStore{Store: memory.New()}
+	e := newChEnvOn(t, st, chAnswer("ok"), nil)
+	evs := e.query(`{"message":"first"}`).until(api.TypeRunComplete)
+	var chatID string
+	evs[0].field(t, "chatId", &chatID)
+	e.waitIdle()
+	g0, l0 := st.counts()
+	evs = e.query(`{"message":"second","chatId":"` + chatID + `"}`).until(api.TypeRunComplete)
+	require.Equal(t, []string{"request.query", "run.start"}, chTypes(evs[:2]))
+	g1, l1 := st.counts()
+	require.Equal(t, 1, g1-g0, "one lookup of the chat")
+	require.Equal(t, 0, l1-l0, "its runs are not listed once one has ended")
 }
