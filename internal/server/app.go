@@ -407,12 +407,16 @@ func (a *App) defaultCursorAgent() *cursoragent.Agent {
 	return a.cursorAgentOn(builtins.DefaultModelKey)
 }
 
+// cursorAgentOn is the cursor agent on the model of modelKey; its task
+// states are kept in the store (the task_states table), so a task survives
+// the process and its evidence can be read later.
 func (a *App) cursorAgentOn(modelKey string) *cursoragent.Agent {
 	p, m, err := a.models.Provider(modelKey)
 	if err != nil {
 		return nil
 	}
-	return &cursoragent.Agent{Provider: p, Model: m.ModelID, JSONSchema: m.SupportsJSONSchema}
+	return &cursoragent.Agent{Provider: p, Model: m.ModelID, JSONSchema: m.SupportsJSONSchema,
+		Store: cursoragent.Persistent{Tasks: a.store, Now: a.opts.Clock}}
 }
 
 // Listen opens the listener of server.addr.
