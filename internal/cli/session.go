@@ -8,6 +8,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
+	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
@@ -122,10 +123,13 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 }
 
 // bind gives a run its tools on the book: the book tools (with the cursor
-// agent on the chosen model) and the demo tools; for a protocol agent also
+// agent on the chosen model, its task states in the book's state
+// directory) and the demo tools; for a protocol agent also
 // the protocol book editor's activities and reference cards.
 func (s *agentSession) bind(spec *agent.Spec) {
-	env := booktools.Env{Session: s.b.Session(), Book: s.b.ID(), Agent: s.req.Model.CursorAgent(s.b)}
+	cursorAgent := s.req.Model.CursorAgent(s.b)
+	cursorAgent.Store = cursoragent.FileStore{Book: s.req.Book} // aite navigate --resume continues its tasks
+	env := booktools.Env{Session: s.b.Session(), Book: s.b.ID(), Agent: cursorAgent}
 	spec.Tools = map[string]tool.Tool{}
 	for _, t := range append(builtins.Backends(), booktools.Tools(env)...) {
 		spec.Tools[strings.ToLower(t.Name())] = t
