@@ -324,3 +324,30 @@ func TestChatAnyAgent(t *testing.T) {
 	require.NotEqual(t, string(src), after)
 	require.Contains(t, after, "мать Варвары")
 }
+
+// TestAskWithAnthropic: AITE_MODEL=anthropic:… runs the book editor on
+// Anthropic's Messages API (a fake Anthropic server here): its tool call
+// reads the book, its answer is printed.
+func TestAskWithAnthropic(t *testing.T) {
+	srv := llmtest.NewServer(t,
+		llmtest.AnthropicCall("toolu_1", "editor-read", `{"pointer":"4:1.1.p1"}`),
+		llmtest.AnthropicText(900, 12, "The first paragraph of chapter 1 ", "is 4:1.1.p1."))
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "zvezdochkin.md"))
+	require.NoError(t, err)
+	book := filepath.Join(t.TempDir(), "book.md")
+	require.NoError(t, os.WriteFile(book, src, 0o644))
+	t.Setenv("AITE_MODEL", "anthropic:claude-test")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	out, log, code := runAsk(t, book, "What is the first paragraph of chapter 1?")
+	require.Equal(t, 0, code, log)
+	require.Contains(t, out, "The first paragraph of chapter 1 is 4:1.1.p1.")
+	require.Contains(t, log, "▸ editor-read")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, "/v1/messages", reqs[0].Path)
+	require.Equal(t, "claude-test", reqs[0].JSON["model"])
+	require.Contains(t, string(reqs[1].Body), `"tool_result"`, "the tool's result goes back as Anthropic's tool_result")
+	require.Contains(t, string(reqs[1].Body), "Поезд из губернского города")
+}
