@@ -29,7 +29,6 @@ type protoRun struct {
 
 	backends map[string]tool.Tool         // Spec.Tools, by lowercase name
 	natives  map[string]protocol.Activity // Spec.Activities, by lowercase name
-	ctx      context.Context              // the run context (context providers of delegates)
 	cancel   context.CancelCauseFunc
 
 	agentsMu sync.Mutex
@@ -56,9 +55,8 @@ var errStore = errors.New("agent: storing the run's messages failed")
 
 // newProtoRun prepares a protocol agent's run (AGENT_PROTOCOL §§ 5.3–5.5):
 // its backends and activities, its chat memory and the stored user
-// message. runCtx is the run's context (context providers of delegates
-// use it), cancel its cancel function. execute then runs it.
-func (e *Runner) newProtoRun(ctx context.Context, spec Spec, runCtx context.Context, cancel context.CancelCauseFunc) (*protoRun, error) {
+// message. cancel is the run's cancel function. execute then runs it.
+func (e *Runner) newProtoRun(ctx context.Context, spec Spec, cancel context.CancelCauseFunc) (*protoRun, error) {
 	switch {
 	case spec.Defs == nil:
 		return nil, errors.New("agent: spec without definitions")
@@ -68,8 +66,8 @@ func (e *Runner) newProtoRun(ctx context.Context, spec Spec, runCtx context.Cont
 		return nil, errors.New("agent: spec without run id or chat id")
 	}
 	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
-		log: e.logger().With("runId", spec.RunID, "protocol", true),
-		ctx: runCtx, cancel: cancel, agents: map[string]*builtAgent{}, models: map[string]*modelProvider{}}
+		log:    e.logger().With("runId", spec.RunID, "protocol", true),
+		cancel: cancel, agents: map[string]*builtAgent{}, models: map[string]*modelProvider{}}
 	p.backends = lowerKeys(spec.Tools)
 	p.natives = make(map[string]protocol.Activity, len(spec.Activities))
 	for k, a := range spec.Activities {
@@ -100,7 +98,7 @@ func (p *protoRun) safeRun(ctx context.Context, memory agentctx.Context, first b
 			res, err = nil, internalf("panic: %v", r)
 		}
 	}()
-	built := p.agentFor(p.agent)
+	built := p.agentFor(ctx, p.agent)
 	if built.err != nil {
 		var f *failure
 		if errors.As(built.err, &f) {
@@ -108,11 +106,11 @@ func (p *protoRun) safeRun(ctx context.Context, memory agentctx.Context, first b
 		}
 		return nil, internalf("%v", built.err)
 	}
-	rt := &protocol.Runtime{Provider: p.provider, Registry: (*protoRegistry)(p), Approver: (*protoApprover)(p),
+	rt := &protocol.Runtime{Provider: p.provider, Registry: p.registry(ctx), Approver: (*protoApprover)(p),
 		Confirmer: (*protoConfirmer)(p), Clock: p.e.Clock}
 	initial := append(memory, p.inputMessage())
 	return rt.Run(ctx, built.a, initial, protocol.RunOptions{RunID: p.spec.RunID, FirstOfChat: first,
-		Sink: p.sink, ChatGrants: protocol.GrantsFromContext(memory)})
+		Sink: func(ev protocol.Event) { p.sink(ctx, ev) }, ChatGrants: protocol.GrantsFromContext(memory)})
 }
 
 // end emits the terminal event of the run and stores the conversation

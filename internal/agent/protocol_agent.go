@@ -21,15 +21,15 @@ import (
 
 // agentFor converts a protocol agent definition once per run (cached by
 // key). The cache entry exists before Agent.Check runs, so delegates that
-// name each other terminate.
-func (p *protoRun) agentFor(def agentdef.AgentDef) *builtAgent {
+// name each other terminate. ctx is the run's: context providers get it.
+func (p *protoRun) agentFor(ctx context.Context, def agentdef.AgentDef) *builtAgent {
 	p.agentsMu.Lock()
 	if b := p.agents[def.Key]; b != nil {
 		p.agentsMu.Unlock()
 		return b
 	}
 	p.agentsMu.Unlock()
-	a, err := p.buildAgent(def)
+	a, err := p.buildAgent(ctx, def)
 	b := &builtAgent{a: a, err: err}
 	p.agentsMu.Lock()
 	if prev := p.agents[def.Key]; prev != nil {
@@ -39,7 +39,7 @@ func (p *protoRun) agentFor(def agentdef.AgentDef) *builtAgent {
 	p.agents[def.Key] = b
 	p.agentsMu.Unlock()
 	if err == nil {
-		if err := a.Check((*protoRegistry)(p)); err != nil {
+		if err := a.Check(p.registry(ctx)); err != nil {
 			b.a, b.err = nil, err
 		}
 	}
@@ -48,7 +48,7 @@ func (p *protoRun) agentFor(def agentdef.AgentDef) *builtAgent {
 
 // buildAgent converts an agent definition with a protocol block into a
 // normalised protocol.Agent (AGENT_PROTOCOL § 5.1).
-func (p *protoRun) buildAgent(def agentdef.AgentDef) (*protocol.Agent, error) {
+func (p *protoRun) buildAgent(ctx context.Context, def agentdef.AgentDef) (*protocol.Agent, error) {
 	def = normalize(def)
 	pb := def.Protocol
 	if pb == nil {
@@ -88,7 +88,7 @@ func (p *protoRun) buildAgent(def agentdef.AgentDef) (*protocol.Agent, error) {
 		return nil, fmt.Errorf("agent %q: %w", def.Key, err)
 	}
 	a.Advisors = advisors
-	if a.Context, err = p.contextMessages(def.Key, pb.Context); err != nil {
+	if a.Context, err = p.contextMessages(ctx, def.Key, pb.Context); err != nil {
 		return nil, err
 	}
 	if a.OutputSchema, err = decodeSchema(pb.OutputSchema); err != nil {
@@ -178,7 +178,7 @@ func (p *protoRun) toolDecl(name string) (d protocol.ToolDecl, ok bool, err erro
 // provider entries through Runner.ContextProviders (frozen tier). An
 // unknown provider or a failing one is an error: the run cannot start
 // without the context its agent declares.
-func (p *protoRun) contextMessages(key string, entries []json.RawMessage) (agentctx.Context, error) {
+func (p *protoRun) contextMessages(ctx context.Context, key string, entries []json.RawMessage) (agentctx.Context, error) {
 	var out agentctx.Context
 	for i, raw := range entries {
 		var probe struct {
@@ -200,7 +200,7 @@ func (p *protoRun) contextMessages(key string, entries []json.RawMessage) (agent
 		if provide == nil {
 			return nil, fmt.Errorf("agent %q: protocol.context[%d]: context provider %q is not registered", key, i, name)
 		}
-		msgs, err := provide(p.ctx)
+		msgs, err := provide(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("agent %q: context provider %q: %w", key, name, err)
 		}
@@ -211,12 +211,22 @@ func (p *protoRun) contextMessages(key string, entries []json.RawMessage) (agent
 
 // protoRegistry is the run's protocol.Registry: activities for the Go
 // backend tools, the frontend tools and the actions; tool declarations for
-// `ref` tool messages; the snapshot's protocol agents for delegates.
-type protoRegistry protoRun
+// `ref` tool messages; the snapshot's protocol agents for delegates,
+// converted by build (agentFor under the run's context).
+type protoRegistry struct {
+	p     *protoRun
+	build func(def agentdef.AgentDef) *builtAgent
+}
+
+// registry is the run's protocol.Registry; delegates are converted under
+// ctx, the run's context.
+func (p *protoRun) registry(ctx context.Context) *protoRegistry {
+	return &protoRegistry{p: p, build: func(def agentdef.AgentDef) *builtAgent { return p.agentFor(ctx, def) }}
+}
 
 // Activity implements protocol.Registry.
 func (reg *protoRegistry) Activity(name string) (protocol.Activity, bool) {
-	p := (*protoRun)(reg)
+	p := reg.p
 	name = lower(name)
 	if act := p.natives[name]; act != nil {
 		n := &nativeActivity{act: act, timeout: p.agent.Budget.Tool.Timeout(), edit: p.emitEdit}
@@ -243,19 +253,19 @@ func (reg *protoRegistry) Activity(name string) (protocol.Activity, bool) {
 
 // Tool implements protocol.Registry.
 func (reg *protoRegistry) Tool(name string) (protocol.ToolDecl, bool) {
-	d, ok, err := (*protoRun)(reg).toolDecl(name)
+	d, ok, err := reg.p.toolDecl(name)
 	return d, ok && err == nil
 }
 
 // Agent implements protocol.Registry: the snapshot's protocol agent of
 // that key, converted once per run.
 func (reg *protoRegistry) Agent(key string) (*protocol.Agent, bool) {
-	p := (*protoRun)(reg)
+	p := reg.p
 	def, ok := p.spec.Defs.Agent(key)
 	if !ok || def.Protocol == nil {
 		return nil, false
 	}
-	b := p.agentFor(def)
+	b := reg.build(def)
 	if b.err != nil {
 		p.log.Warn("delegate agent unusable", "agent", key, "err", b.err)
 		return nil, false

@@ -116,7 +116,7 @@ func (p *protoRun) saveUser(ctx context.Context) error {
 
 // saveStep stores one model request with its reply; the row's stage is
 // react-step-N (oneshot, delegate for a sub-run's step).
-func (p *protoRun) saveStep(ev protocol.Event) {
+func (p *protoRun) saveStep(ctx context.Context, ev protocol.Event) {
 	st := ev.Step
 	if st == nil {
 		return
@@ -154,14 +154,14 @@ func (p *protoRun) saveStep(ev protocol.Event) {
 	case st.Stage == stageDelegate:
 		stage = stageDelegate
 	}
-	if err := p.store(p.ctx, stage, store.Message{}, line); err != nil {
+	if err := p.store(ctx, stage, store.Message{}, line); err != nil {
 		p.fail(err)
 	}
 }
 
 // saveContext stores the messages appended during one turn.
-func (p *protoRun) saveContext(turn int, msgs agentctx.Context) {
-	if err := p.storeContext(p.ctx, turn, msgs); err != nil {
+func (p *protoRun) saveContext(ctx context.Context, turn int, msgs agentctx.Context) {
+	if err := p.storeContext(ctx, turn, msgs); err != nil {
 		p.fail(err)
 	}
 }

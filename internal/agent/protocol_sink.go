@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 
@@ -13,14 +14,14 @@ import (
 // (AGENT_PROTOCOL §§ 5.3, 5.5, DG6). The runtime calls it serialised; the
 // events of a sub-run (Depth > 0) are advisor.snapshot, scope.* and the
 // steps, forwarded with their parent tool id.
-func (p *protoRun) sink(ev protocol.Event) {
+func (p *protoRun) sink(ctx context.Context, ev protocol.Event) {
 	switch ev.Type {
 	case protocol.EvStep:
-		p.saveStep(ev)
+		p.saveStep(ctx, ev)
 		return
 	case protocol.EvContext:
 		if ev.Depth == 0 {
-			p.saveContext(ev.Turn, ev.Context)
+			p.saveContext(ctx, ev.Turn, ev.Context)
 		}
 		return
 	case protocol.EvAdvisorSnapshot:

@@ -106,7 +106,7 @@ func (e *Runner) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
 		defer cancel(nil)
 		stop := func() { cancel(errStopped) }
 		if spec.Agent.Protocol != nil {
-			p, err := e.newProtoRun(ctx, spec, runCtx, cancel)
+			p, err := e.newProtoRun(ctx, spec, cancel)
 			if err != nil {
 				yield(Event{}, err)
 				return
