@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -54,25 +55,29 @@ func (e *env) submitWhenPending(runID, toolID, payload string) {
 // request.submit then tool.result = the params JSON, which the model gets;
 // a wait longer than runTimeoutMs does not cause run_timeout.
 func TestFrontendSubmit(t *testing.T) {
-	e := newEnv(t, frontendFiles(`"budget": {"runTimeoutMs": 100}`))
-	p := scripted(llmtest.Calls(call("f1", "pick_date", `{}`), call("f2", "grid", `{}`)), llmtest.Text("thanks"))
-	e.provide(p)
-	rec, s, wait := e.startAsync(context.Background())
-	e.submitWhenPending(s.RunID, "f1", `{"date":"2024-05-01"}`)
-	require.Eventually(t, func() bool { return e.pending(s.RunID, "f2") }, waitLong, tick)
-	time.Sleep(200 * time.Millisecond) // longer than runTimeoutMs: the wait does not count
-	e.submitWhenPending(s.RunID, "f2", `[1,2]`)
-	wait()
-	rec.requireTerminal(t, "complete:stop")
-	require.Equal(t, []string{"start:f1:pick_date:frontend", "args:f1:{}", "end:f1", "start:f2:grid:frontend",
-		"args:f2:{}", "end:f2", "turn", `submit:f1:{"date":"2024-05-01"}`, `result:f1:{"date":"2024-05-01"}`,
-		"submit:f2:[1,2]", "result:f2:[1,2]", "content:thanks", "turn", "complete:stop"}, rec.list())
-	require.Equal(t, Call{ID: "f1", Name: "pick_date", Kind: CallFrontend, ToolType: ToolTypeHTML, ToolAPI: "/api/pick",
-		Description: "Pick a date.", ToolKey: "form", ToolTimeout: 1000}, rec.calls["f1"])
-	require.Equal(t, ToolTypeQLC, rec.calls["f2"].ToolType)
-	require.Equal(t, "grid", rec.calls["f2"].ToolKey)
-	require.Equal(t, []string{`f1={"date":"2024-05-01"}`, "f2=[1,2]"}, toolMsgs(p.Requests()[1]))
-	require.False(t, e.submit(s.RunID, "f1", `{}`), "an answered wait is unmatched")
+	// In a bubble: the 200 ms wait takes no real time, and no timer of the run
+	// fires early or late (the run's clock is the bubble's).
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, frontendFiles(`"budget": {"runTimeoutMs": 100}`))
+		p := scripted(llmtest.Calls(call("f1", "pick_date", `{}`), call("f2", "grid", `{}`)), llmtest.Text("thanks"))
+		e.provide(p)
+		rec, s, wait := e.startAsync(context.Background())
+		e.submitWhenPending(s.RunID, "f1", `{"date":"2024-05-01"}`)
+		require.Eventually(t, func() bool { return e.pending(s.RunID, "f2") }, waitLong, tick)
+		time.Sleep(200 * time.Millisecond) // longer than runTimeoutMs (virtual time): the wait does not count
+		e.submitWhenPending(s.RunID, "f2", `[1,2]`)
+		wait()
+		rec.requireTerminal(t, "complete:stop")
+		require.Equal(t, []string{"start:f1:pick_date:frontend", "args:f1:{}", "end:f1", "start:f2:grid:frontend",
+			"args:f2:{}", "end:f2", "turn", `submit:f1:{"date":"2024-05-01"}`, `result:f1:{"date":"2024-05-01"}`,
+			"submit:f2:[1,2]", "result:f2:[1,2]", "content:thanks", "turn", "complete:stop"}, rec.list())
+		require.Equal(t, Call{ID: "f1", Name: "pick_date", Kind: CallFrontend, ToolType: ToolTypeHTML, ToolAPI: "/api/pick",
+			Description: "Pick a date.", ToolKey: "form", ToolTimeout: 1000}, rec.calls["f1"])
+		require.Equal(t, ToolTypeQLC, rec.calls["f2"].ToolType)
+		require.Equal(t, "grid", rec.calls["f2"].ToolKey)
+		require.Equal(t, []string{`f1={"date":"2024-05-01"}`, "f2=[1,2]"}, toolMsgs(p.Requests()[1]))
+		require.False(t, e.submit(s.RunID, "f1", `{}`), "an answered wait is unmatched")
+	})
 }
 
 // Row 42, § 4.1 step 5: submit timeout → tool.result

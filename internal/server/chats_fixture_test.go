@@ -482,10 +482,22 @@ func chRunID(t *testing.T, evs []chEvent) string {
 // waitIdle waits until no run is running.
 func (e *chEnv) waitIdle() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(e.runs.List()) > 0 {
-		require.True(e.t, time.Now().Before(deadline), "runs still running")
-		time.Sleep(2 * time.Millisecond)
+	timeout := time.After(5 * time.Second)
+	for {
+		var r *Run
+		e.runs.mu.Lock()
+		for _, r = range e.runs.runs {
+			break
+		}
+		e.runs.mu.Unlock()
+		if r == nil {
+			return
+		}
+		select {
+		case <-r.Done():
+		case <-timeout:
+			e.t.Fatal("runs still running")
+		}
 	}
 }
 

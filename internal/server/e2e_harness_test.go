@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -110,6 +111,8 @@ type harness struct {
 	docs  *server.Documents
 	defs  *agentdef.Snapshot
 	docID string
+	// closed receives a value each time the server closes a connection.
+	closed chan struct{}
 }
 
 // testDefinitions are the agents of the end-to-end tests.
@@ -240,7 +243,17 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng, Waits: waits, Tools: bind,
 		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
-	h.srv = httptest.NewServer(srv.Handler())
+	h.closed = make(chan struct{}, 16)
+	h.srv = httptest.NewUnstartedServer(srv.Handler())
+	h.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateClosed {
+			select {
+			case h.closed <- struct{}{}:
+			default:
+			}
+		}
+	}
+	h.srv.Start()
 	t.Cleanup(func() {
 		h.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

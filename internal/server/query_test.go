@@ -367,7 +367,19 @@ func TestQueryBusyChat(t *testing.T) {
 func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	e := newChEnv(t, chStall(release), nil)
+	streams := make(chan struct{}, 8) // an SSE handler returned: its subscription is closed
+	wrap := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r)
+			if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+				select {
+				case streams <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+	e := newChEnv(t, chStall(release), wrap)
 	first := e.query(`{"message":"hi"}`)
 	live := first.until(api.TypeContentDelta)
 	var chatID string
@@ -380,7 +392,9 @@ func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	e.fail(http.MethodPost, "/api/ap/query", `{"message":"again","chatId":"`+chatID+`"}`, 400, "Chat has an active run: "+runID)
 
 	follower.close() // now nobody follows the run
-	waitClients(t, e.runs, runID, 0)
+	<-streams        // the first client's /query
+	<-streams        // the follower's /run/stream
+	requireClients(t, e.runs, runID, 0)
 	second := e.query(`{"message":"again","chatId":"` + chatID + `"}`)
 	evs := second.until(api.TypeRunStart)
 	require.NotEqual(t, runID, chRunID(t, evs), "a new run")
@@ -396,20 +410,14 @@ func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	require.Equal(t, api.CodeRunAborted, run.ErrorCode)
 }
 
-// waitClients waits until run runID has n clients (or has ended).
-func waitClients(t *testing.T, m *RunManager, runID string, n int) {
+// requireClients checks that run runID has n clients (or has ended).
+func requireClients(t *testing.T, m *RunManager, runID string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		m.mu.Lock()
-		r := m.runs[runID]
-		m.mu.Unlock()
-		if r == nil || r.Clients() == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %s keeps %d clients", runID, r.Clients())
-		}
-		time.Sleep(time.Millisecond)
+	m.mu.Lock()
+	r := m.runs[runID]
+	m.mu.Unlock()
+	if r != nil {
+		require.Equal(t, n, r.Clients(), "clients of run %s", runID)
 	}
 }
 
