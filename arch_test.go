@@ -51,18 +51,24 @@ var architecture = map[string][]string{
 	"cursoragent":    {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
 	"tool":           {"llm"},
 	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	// THE agent runtime (issue 15): Runner.Run(ctx, Spec) → its events, for the CLI, the server and
+	// the evaluation alike; the turn strategies (react, oneshot, planExecute, the solution protocol)
+	// are private to it. It knows no wire: the server's assembler maps its events to api.Event.
 	"agent":          {"llm", "llm/models", "tool", "agentdef", "store", "agent/agentctx", "agent/protocol"},
 	"agent/agentctx": nil,
 	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
 	"store/*":        {"store", "document", "pointer"},
 	"api":            nil,
+	// The platform server: handlers, the chat service, the assembler (agent.Event → api.Event), the
+	// run manager, /submit parsing (typed answers for the runtime's Waiter), documents.
 	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
 		"cursoragent", "server/auth", "server/config", "server/builtins", "mcpserver", "render"},
 	"server/auth":     nil,
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
+	// The command line: aite ask/chat run any agent the server runs through the same runtime.
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
 
@@ -79,6 +85,13 @@ var architecture = map[string][]string{
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
 var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "editor"}
+
+// runtimePackages are the agent runtime and its algebra: they never import the wire (the server's
+// api package, HTTP); the server maps their events onto it.
+var runtimePackages = []string{"agent", "agent/protocol", "agent/agentctx"}
+
+// runtimeForbidden lists the direct imports the runtime packages must not have.
+var runtimeForbidden = []string{"net/http", internalPrefix + "api", internalPrefix + "server"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{
@@ -164,6 +177,9 @@ func checkArchitecture(pkgs []listedPackage) []string {
 		if slices.Contains(corePackages, name) {
 			problems = append(problems, checkCore(p)...)
 		}
+		if slices.Contains(runtimePackages, name) {
+			problems = append(problems, checkRuntime(p)...)
+		}
 	}
 	return problems
 }
@@ -201,6 +217,18 @@ func checkCore(p listedPackage) []string {
 		}
 		problems = append(problems, fmt.Sprintf("core package %s %s %s: the core never imports anything about LLMs, HTTP or storage",
 			p.ImportPath, how, dep))
+	}
+	return problems
+}
+
+// checkRuntime reports each wire import of a runtime package.
+func checkRuntime(p listedPackage) []string {
+	var problems []string
+	for _, imp := range p.Imports {
+		if slices.ContainsFunc(runtimeForbidden, func(bad string) bool { return under(imp, bad) }) {
+			problems = append(problems, fmt.Sprintf("runtime package %s imports %s: the agent runtime knows no wire types (the server's assembler maps its events)",
+				p.ImportPath, imp))
+		}
 	}
 	return problems
 }
@@ -387,6 +415,8 @@ func TestArchitectureChecker(t *testing.T) {
 			[]string{"core package " + in("markdown") + " depends (transitively) on modernc.org/sqlite/lib"}},
 		{"core imports an LLM client", []listedPackage{pkg("search", "github.com/openai/openai-go/v3")},
 			[]string{"imports github.com/openai/openai-go/v3"}},
+		{"the runtime imports HTTP", []listedPackage{pkg("agent", in("llm"), "net/http")},
+			[]string{"runtime package " + in("agent") + " imports net/http: the agent runtime knows no wire types"}},
 		{"load error", []listedPackage{{ImportPath: in("document"), Error: &struct{ Err string }{"syntax error"}}},
 			[]string{"could not be loaded, so its imports are unchecked: syntax error"}},
 	}

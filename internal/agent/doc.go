@@ -18,7 +18,7 @@
 // Everything around a turn exists once and serves every strategy: model
 // resolution (ModelSource) with the per-call timeout and the one reconnect
 // (modelretry.go), tool invocation with its timeout, retries and panic
-// recovery (calls.go), the waits for a person (one Waiter: frontend calls,
+// recovery (invoke.go), the waits for a person (one Waiter: frontend calls,
 // scope approvals, edit approvals), chat memory (one Memory), event
 // emission (one closed vocabulary, Event; emit.go) and the run's ending
 // (run.go).
