@@ -57,13 +57,8 @@ var errStore = errors.New("agent: storing the run's messages failed")
 // its backends and activities, its chat memory and the stored user
 // message. cancel is the run's cancel function. execute then runs it.
 func (e *Runner) newProtoRun(ctx context.Context, spec Spec, cancel context.CancelCauseFunc) (*protoRun, error) {
-	switch {
-	case spec.Defs == nil:
-		return nil, errors.New("agent: spec without definitions")
-	case e.Memory == nil || e.Models == nil:
-		return nil, errors.New("agent: Memory and Models are required")
-	case spec.RunID == "" || spec.ChatID == "":
-		return nil, errors.New("agent: spec without run id or chat id")
+	if err := e.check(spec); err != nil {
+		return nil, err
 	}
 	p := &protoRun{e: e, spec: spec, agent: normalize(spec.Agent),
 		log:    e.logger().With("runId", spec.RunID, "protocol", true),

@@ -136,16 +136,24 @@ func (r *run) safeExecute(ctx context.Context) (err error) {
 	return r.execute(ctx)
 }
 
+// check refuses a spec the runner cannot run.
+func (e *Runner) check(spec Spec) error {
+	switch {
+	case spec.Defs == nil:
+		return errors.New("agent: spec without definitions")
+	case e.Memory == nil || e.Models == nil:
+		return errors.New("agent: Memory and Models are required")
+	case spec.RunID == "" || spec.ChatID == "":
+		return errors.New("agent: spec without run id or chat id")
+	}
+	return nil
+}
+
 // newRun checks spec and prepares the run: backends, memory window, plan
 // scope and the stored user message.
 func (e *Runner) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
-	switch {
-	case spec.Defs == nil:
-		return nil, errors.New("agent: spec without definitions")
-	case e.Memory == nil || e.Models == nil:
-		return nil, errors.New("agent: Memory and Models are required")
-	case spec.RunID == "" || spec.ChatID == "":
-		return nil, errors.New("agent: spec without run id or chat id")
+	if err := e.check(spec); err != nil {
+		return nil, err
 	}
 	agent := normalize(spec.Agent)
 	r := &run{e: e, spec: spec, agent: &agent, em: em, log: e.logger().With("runId", spec.RunID),
