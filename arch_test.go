@@ -31,26 +31,33 @@ const (
 // direct imports enforces the transitive rule. "x/*" stands for every package below x/.
 // Keep this table in step with ARCHITECTURE.md.
 var architecture = map[string][]string{
-	"pointer":        nil,
-	"document":       {"pointer"},
-	"markdown":       {"document", "pointer"},
-	"textnorm":       nil,
-	"textdiff":       nil,
-	"render":         {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
-	"atomicfile":     nil,
-	"testbook":       nil, // test data access for tests and benchmarks only
-	"cursor":         {"document", "pointer", "textnorm", "search"},
-	"search":         {"document", "pointer", "textnorm"},
-	"editor":         {"document", "markdown", "pointer", "textnorm", "cursor", "search", "atomicfile", "textdiff"},
-	"llm":            nil,
-	"llm/openai":     {"llm", "llm/wire"},
-	"llm/wire":       nil,
-	"llm/llmtest":    {"llm", "llm/openai"},
-	"llm/anthropic":  {"llm", "llm/wire"},
-	"llm/models":     {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
-	"cursoragent":    {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
-	"tool":           {"llm"},
-	"tool/booktools": {"tool", "editor", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
+	"pointer":         nil,
+	"document":        {"pointer"},
+	"markdown":        {"document", "pointer"},
+	"textnorm":        nil,
+	"textdiff":        nil,
+	"render":          {"textdiff"}, // HTML of Markdown blocks, word diffs and search excerpts for the web app
+	"atomicfile":      nil,
+	"testbook":        nil, // test data access for tests and benchmarks only
+	"cursor":          {"document", "pointer", "textnorm", "search"},
+	"search":          {"document", "pointer", "textnorm"},
+	"codex":           {"document", "pointer", "textnorm"},
+	"bookcache":       {"document", "search", "pointer", "textnorm", "atomicfile"},
+	"bookview":        {"document", "pointer", "textnorm", "cursor", "search"},
+	"codex/assist":    {"codex", "cursoragent", "editor", "cursor", "search", "llm"},
+	"codex/codexgold": {"codex", "document", "markdown", "pointer", "textnorm", "testbook"}, // gold measurement for tests
+	"editor":          {"document", "markdown", "pointer", "textnorm", "cursor", "search", "codex", "atomicfile", "textdiff", "bookcache", "bookview"},
+	"reading":         {"bookview", "cursor", "document", "pointer", "search", "textnorm"},
+	"quick":           {"reading", "bookcache", "bookview", "cursor", "document", "pointer", "search", "textnorm", "atomicfile"},
+	"llm":             nil,
+	"llm/openai":      {"llm", "llm/wire"},
+	"llm/wire":        nil,
+	"llm/llmtest":     {"llm", "llm/openai", "textnorm"},
+	"llm/anthropic":   {"llm", "llm/wire"},
+	"llm/models":      {"llm", "llm/openai", "llm/anthropic", "llm/wire"},
+	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
+	"tool":            {"llm"},
+	"tool/booktools":  {"tool", "editor", "codex", "codex/assist", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
 	// THE agent runtime (issue 15): Runner.Run(ctx, Spec) → its events, for the CLI, the server and
 	// the evaluation alike; the turn strategies (react, oneshot, planExecute, the solution protocol)
 	// are private to it. It knows no wire: the server's assembler maps its events to api.Event.
@@ -59,17 +66,20 @@ var architecture = map[string][]string{
 	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
 	"store/*":        {"store", "document", "pointer"},
-	"api":            nil,
+	"store/postgres": {"store", "document", "pointer"},
+	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
+	"store/postgres/pgtest": {"store", "store/postgres"},
+	"api":                   nil,
 	// The platform server: handlers, the chat service, the assembler (agent.Event → api.Event), the
 	// run manager, /submit parsing (typed answers for the runtime's Waiter), documents.
-	"server": {"api", "agent", "agentdef", "store", "store/*", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/config", "server/builtins", "mcpserver", "render"},
+	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
+		"cursoragent", "server/auth", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
 	// The command line: aite ask/chat run any agent the server runs through the same runtime.
-	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "cursor", "search", "textnorm",
+	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm", "reading",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
 
 	// The evaluation (ARCHITECTURE: "eval/ task generation with gold from the index and codex, scoring,
@@ -80,11 +90,11 @@ var architecture = map[string][]string{
 
 	// The solution protocol and the book editor on it (AGENT_PROTOCOL).
 	"agent/protocol":    {"agent/agentctx", "llm"},
-	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "cursor", "document", "pointer"},
+	"tool/bookprotocol": {"tool", "tool/booktools", "agent/protocol", "agent/agentctx", "editor", "codex", "cursor", "document", "pointer"},
 }
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
-var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "editor"}
+var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "bookcache", "bookview", "editor", "reading"}
 
 // runtimePackages are the agent runtime and its algebra: they never import the wire (the server's
 // api package, HTTP); the server maps their events onto it.
@@ -107,6 +117,14 @@ var coreForbidden = []string{
 	"github.com/modelcontextprotocol/go-sdk",
 	"google.golang.org/genai",
 }
+
+// quickPackages answer the reading commands before the rest of aite initialises
+// (internal/quick): they must not depend on the Markdown parser or the command-line framework
+// either, whose initialisation is what that path avoids.
+var quickPackages = []string{"quick", "reading", "bookview", "bookcache"}
+
+// quickForbidden adds to coreForbidden what the quick path must not depend on.
+var quickForbidden = append(slices.Clone(coreForbidden), "github.com/yuin/goldmark", "github.com/spf13/cobra")
 
 // listedPackage is the part of `go list -json` output the check reads.
 type listedPackage struct {
@@ -175,10 +193,17 @@ func checkArchitecture(pkgs []listedPackage) []string {
 		}
 		problems = append(problems, checkImports(p, name, allowedFor(key))...)
 		if slices.Contains(corePackages, name) {
-			problems = append(problems, checkCore(p)...)
+			problems = append(problems, checkForbidden(p, coreForbidden,
+				"the core never imports anything about LLMs, HTTP or storage")...)
+		}
+		if slices.Contains(quickPackages, name) {
+			problems = append(problems, checkForbidden(p, quickForbidden,
+				"the quick path never loads the parser, cobra, LLMs, HTTP or storage")...)
 		}
 		if slices.Contains(runtimePackages, name) {
-			problems = append(problems, checkRuntime(p)...)
+			direct := listedPackage{ImportPath: p.ImportPath, Imports: p.Imports} // the runtime's own imports
+			problems = append(problems, checkForbidden(direct, runtimeForbidden,
+				"the agent runtime knows no wire types (the server's assembler maps its events)")...)
 		}
 	}
 	return problems
@@ -201,11 +226,11 @@ func checkImports(p listedPackage, name string, allowed map[string]bool) []strin
 	return problems
 }
 
-// checkCore reports each forbidden dependency of a core package once: the direct import if there
+// checkForbidden reports each forbidden dependency of a package once: the direct import if there
 // is one, else the first (go list sorts Deps, so the shortest) transitive dependency.
-func checkCore(p listedPackage) []string {
+func checkForbidden(p listedPackage, forbidden []string, why string) []string {
 	var problems []string
-	for _, bad := range coreForbidden {
+	for _, bad := range forbidden {
 		isBad := func(path string) bool { return under(path, bad) }
 		how, dep := "imports", ""
 		if i := slices.IndexFunc(p.Imports, isBad); i >= 0 {
@@ -215,20 +240,7 @@ func checkCore(p listedPackage) []string {
 		} else {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("core package %s %s %s: the core never imports anything about LLMs, HTTP or storage",
-			p.ImportPath, how, dep))
-	}
-	return problems
-}
-
-// checkRuntime reports each wire import of a runtime package.
-func checkRuntime(p listedPackage) []string {
-	var problems []string
-	for _, imp := range p.Imports {
-		if slices.ContainsFunc(runtimeForbidden, func(bad string) bool { return under(imp, bad) }) {
-			problems = append(problems, fmt.Sprintf("runtime package %s imports %s: the agent runtime knows no wire types (the server's assembler maps its events)",
-				p.ImportPath, imp))
-		}
+		problems = append(problems, fmt.Sprintf("package %s %s %s: %s", p.ImportPath, how, dep, why))
 	}
 	return problems
 }
@@ -410,13 +422,15 @@ func TestArchitectureChecker(t *testing.T) {
 		{"internal imports cmd", []listedPackage{pkg("cli", modulePath+"/cmd/aite")},
 			[]string{"internal/cli imports " + modulePath + "/cmd/aite: internal packages must never import cmd/"}},
 		{"core imports HTTP", []listedPackage{pkg("editor", "net/http")},
-			[]string{"core package " + in("editor") + " imports net/http"}},
+			[]string{"package " + in("editor") + " imports net/http: the core never"}},
 		{"core depends on storage transitively", []listedPackage{{ImportPath: in("markdown"), Deps: []string{"modernc.org/sqlite/lib"}}},
-			[]string{"core package " + in("markdown") + " depends (transitively) on modernc.org/sqlite/lib"}},
+			[]string{"package " + in("markdown") + " depends (transitively) on modernc.org/sqlite/lib"}},
+		{"the quick path depends on the parser", []listedPackage{{ImportPath: in("reading"), Deps: []string{"github.com/yuin/goldmark/parser"}}},
+			[]string{"package " + in("reading") + " depends (transitively) on github.com/yuin/goldmark/parser: the quick path never"}},
 		{"core imports an LLM client", []listedPackage{pkg("search", "github.com/openai/openai-go/v3")},
 			[]string{"imports github.com/openai/openai-go/v3"}},
 		{"the runtime imports HTTP", []listedPackage{pkg("agent", in("llm"), "net/http")},
-			[]string{"runtime package " + in("agent") + " imports net/http: the agent runtime knows no wire types"}},
+			[]string{"package " + in("agent") + " imports net/http: the agent runtime knows no wire types"}},
 		{"load error", []listedPackage{{ImportPath: in("document"), Error: &struct{ Err string }{"syntax error"}}},
 			[]string{"could not be loaded, so its imports are unchecked: syntax error"}},
 	}

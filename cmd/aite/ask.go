@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
@@ -163,8 +164,9 @@ func newNavigateCmd(o *options) *cobra.Command {
 		Short: "Run the cursor agent: find the first, n-th or last item that matches a task",
 		Long: helpText(`Walk the book batch by batch with the cursor agent and find what TASK describes.
 --keywords makes it walk only the items that mention them (faster, cheaper;
-every form of a word counts), --targets only the items of a saved target
-set; without either it reads every item. --mode: first (default), nth (with
+every form of a word counts), --entry only the items naming a codex entry by
+any of its names (see 'aite codex'), --targets only the items of a saved
+target set; without any it reads every item. --mode: first (default), nth (with
 --n), last, collect (every match) or summary.
 
 One progress line per batch goes to standard error, the result to standard
@@ -209,6 +211,7 @@ for a success: 1 when nothing was found or the result is incomplete.`),
 	f.register(cmd, false)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&req.Keywords, "keywords", nil, "walk only the items that mention these (comma-separated or repeated)")
+	fl.StringVar(&req.Entry, "entry", "", "walk only the items naming this codex entry (its ID, name or an alias)")
 	fl.StringVar(&req.Targets, "targets", "", "walk only the items of this saved target set")
 	fl.StringVar(&req.Mode, "mode", "first", strings.Join(cli.NavigateModes, ", "))
 	fl.IntVar(&req.N, "n", 0, "the ordinal for --mode nth")
@@ -233,7 +236,7 @@ JSON: [{"name", "count", "saved", "note"}] or {"name", "items":
 [{"pointer", "kind", "excerpt"}], "gone"}.`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return cli.Usagef("targets takes BOOK.md and an optional NAME")
+				return reading.Usagef("targets takes BOOK.md and an optional NAME")
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
@@ -84,7 +85,7 @@ func editArgs(cmd *cobra.Command, args []string) error {
 	}
 	if len(args) == 3 {
 		if op, err := cli.ParseEditOp(args[1]); err == nil && op == document.OpAppend {
-			return cli.Usagef("append takes no POINTER: it adds the block at the end of the book")
+			return reading.Usagef("append takes no POINTER: it adds the block at the end of the book")
 		}
 	}
 	return exactArgs(3)(cmd, args)
@@ -92,7 +93,7 @@ func editArgs(cmd *cobra.Command, args []string) error {
 
 func runEdit(cmd *cobra.Command, o *options, f *editFlags, args []string) error {
 	if f.context < 1 {
-		return cli.Usagef("--context must be at least 1 (got %d)", f.context)
+		return reading.Usagef("--context must be at least 1 (got %d)", f.context)
 	}
 	op, err := cli.ParseEditOp(args[1])
 	if err != nil {
@@ -113,7 +114,7 @@ func runEdit(cmd *cobra.Command, o *options, f *editFlags, args []string) error 
 		return err
 	}
 	if o.json {
-		err = cli.WriteJSON(cmd.OutOrStdout(), cli.NewEditJSON(res))
+		err = reading.WriteJSON(cmd.OutOrStdout(), cli.NewEditJSON(res))
 	} else {
 		_, err = io.WriteString(cmd.OutOrStdout(), textdiff.Trim(res.Diff, f.context))
 	}
@@ -127,15 +128,15 @@ func editText(cmd *cobra.Command, f *editFlags, op document.Op, name string) (st
 	hasText, hasFile := cmd.Flags().Changed("text"), cmd.Flags().Changed("file")
 	switch {
 	case op == document.OpDelete && (hasText || hasFile):
-		return "", cli.Usagef("delete takes no text: drop --text and --file")
+		return "", reading.Usagef("delete takes no text: drop --text and --file")
 	case op == document.OpDelete:
 		return "", nil
 	case hasText && hasFile:
-		return "", cli.Usagef("give the new text with either --text or --file, not both")
+		return "", reading.Usagef("give the new text with either --text or --file, not both")
 	case hasText:
 		return f.text, nil
 	case hasFile:
 		return cli.ReadText(f.file, cmd.InOrStdin())
 	}
-	return "", cli.Usagef("%s needs the new Markdown: give --text TEXT or --file FILE (--file - reads standard input)", name)
+	return "", reading.Usagef("%s needs the new Markdown: give --text TEXT or --file FILE (--file - reads standard input)", name)
 }

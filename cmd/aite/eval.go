@@ -7,6 +7,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/eval"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 func newEvalCmd(o *options) *cobra.Command {
@@ -57,7 +58,7 @@ A model must be configured: see 'aite models'.`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if compare {
 				if len(args) != 2 {
-					return cli.Usagef("--compare takes two JSON reports: aite eval --compare a.json b.json")
+					return reading.Usagef("--compare takes two JSON reports: aite eval --compare a.json b.json")
 				}
 				return nil
 			}
@@ -69,7 +70,7 @@ A model must be configured: see 'aite models'.`),
 			}
 			fams, err := eval.ParseFamilies(families)
 			if err != nil {
-				return cli.Usagef("--families: %v", err)
+				return reading.Usagef("--families: %v", err)
 			}
 			req.Book, req.JSON, req.MaxSteps = args[0], o.json, f.maxSteps
 			req.Options.Seed, req.Options.Families = seed, fams

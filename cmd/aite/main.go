@@ -9,6 +9,10 @@ import (
 	"context"
 	"os"
 	"os/signal"
+
+	// The reading commands on a book with a valid cache are answered
+	// before the rest of the program initialises (see the package).
+	_ "github.com/aitexteditor/aite/internal/quick"
 )
 
 func main() {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 type modelsFlags struct {
@@ -98,7 +98,7 @@ func runModels(cmd *cobra.Command, o *options, f *modelsFlags) error {
 	reg, warns, err := models.Load(models.LoadOptions{ConfigPath: f.config})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return &cli.IOError{Err: err}
+			return &reading.IOError{Err: err}
 		}
 		return err
 	}
@@ -107,7 +107,7 @@ func runModels(cmd *cobra.Command, o *options, f *modelsFlags) error {
 		checkProviders(cmd.Context(), reg, rep.Providers)
 	}
 	if o.json {
-		if err := cli.WriteJSON(cmd.OutOrStdout(), rep); err != nil {
+		if err := reading.WriteJSON(cmd.OutOrStdout(), rep); err != nil {
 			return err
 		}
 	} else {
@@ -115,7 +115,7 @@ func runModels(cmd *cobra.Command, o *options, f *modelsFlags) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "aite: warning: %s\n", w)
 		}
 		if err := writeModels(cmd.OutOrStdout(), rep); err != nil {
-			return &cli.IOError{Err: fmt.Errorf("write output: %w", err)}
+			return &reading.IOError{Err: fmt.Errorf("write output: %w", err)}
 		}
 	}
 	return modelsOutcome(reg, rep)

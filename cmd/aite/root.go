@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/web"
 )
 
@@ -46,10 +47,10 @@ go to standard error (as {"error": ..., "nearest": [...]} with --json).
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &reading.UsageError{Err: err} })
 	root.PersistentFlags().BoolVar(&o.json, "json", false, "print JSON instead of text")
 	root.AddCommand(newOutlineCmd(o), newItemsCmd(o), newReadCmd(o), newEditCmd(o), newFindCmd(o), newCursorCmd(o))
-	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
+	root.AddCommand(newModelsCmd(o), newAskCmd(o), newChatCmd(o), newUndoCmd(o), newNavigateCmd(o), newTargetsCmd(o), newEvalCmd(o), newCodexCmd(o), newIndexCmd(o), newMCPCmd(), cli.NewServeCmd(examples.SampleName, examples.Zvezdochkin, web.NewApp()))
 	return root
 }
 
@@ -62,7 +63,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	root := newRootCmd(o)
-	root.SetArgs(args)
+	root.SetArgs(codexOrder(args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -72,7 +73,7 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}
 	if cmd == nil || cmd == root {
 		// The root runs nothing itself: its errors are unknown commands.
-		cmd, err = root, &cli.UsageError{Err: err}
+		cmd, err = root, &reading.UsageError{Err: err}
 	}
 	hint := "Run '" + cmd.CommandPath() + " --help' for usage."
 	return cli.ReportError(stderr, err, o.json, hint)
@@ -83,7 +84,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 	check := cobra.ExactArgs(n)
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return cli.Usagef("%s takes %d argument(s): %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
+			return reading.Usagef("%s takes %d argument(s): %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
 		}
 		return nil
 	}
@@ -94,7 +95,7 @@ func minArgs(n int) cobra.PositionalArgs {
 	check := cobra.MinimumNArgs(n)
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return cli.Usagef("%s takes at least %d arguments: %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
+			return reading.Usagef("%s takes at least %d arguments: %s", cmd.Name(), n, strings.TrimPrefix(cmd.Use, cmd.Name()+" "))
 		}
 		return nil
 	}
@@ -102,3 +103,36 @@ func minArgs(n int) cobra.PositionalArgs {
 
 // helpText appends the exit status rules to a command's description.
 func helpText(s string) string { return s + "\n\n" + cli.ExitHelp }
+
+// readingCmd completes the cobra command of one of the reading commands
+// (internal/reading): its arguments, its flags and its run, which checks
+// the flags before the book is opened. internal/quick runs the same
+// command without cobra when the book's cache is valid.
+func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
+	c := reading.NewCommand(name)
+	c.Register(cmd.Flags())
+	if min, max := reading.Args(name); max < 0 {
+		cmd.Args = minArgs(min)
+	} else {
+		cmd.Args = exactArgs(min)
+	}
+	if name == "find" {
+		cmd.Args = findArgs(cmd.Args)
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := c.Prepare(cmd.Flags(), args[1:]); err != nil {
+			return err
+		}
+		if f, ok := c.(*reading.FindCommand); ok && meaning(f.Request()) {
+			return runMeaning(cmd, o, f, args[0])
+		}
+		defer reading.LimitMemory(args[0])()
+		b, err := cli.Open(args[0], cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		return c.Run(b.Book, o.json, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	}
+	return cmd
+}

@@ -28,6 +28,11 @@ type Options struct {
 	// 0644. It is applied exactly (the umask is not consulted). Existing files
 	// keep their mode.
 	Perm os.FileMode
+	// NoSync skips the fsyncs: the rename still replaces the file in one
+	// step, but after a crash the file may be empty or torn. Only for a file
+	// that can be rebuilt and whose reader checks it (a cache with
+	// checksums).
+	NoSync bool
 }
 
 const (
@@ -43,7 +48,13 @@ const (
 // Only a failure of the final directory fsync happens after the new content
 // is in place; every other failure leaves the original file byte-identical.
 func Write(path string, data []byte, opt Options) error {
-	return writer{fs: osFS()}.write(path, data, opt)
+	return writer{fs: osFS()}.write(path, [][]byte{data}, opt)
+}
+
+// WriteParts is Write of the concatenation of parts, without joining them
+// in memory first.
+func WriteParts(path string, parts [][]byte, opt Options) error {
+	return writer{fs: osFS()}.write(path, parts, opt)
 }
 
 // writer carries the filesystem used by Write so tests can inject faults.
@@ -57,13 +68,13 @@ type target struct {
 	exists bool
 }
 
-func (w writer) write(path string, data []byte, opt Options) error {
+func (w writer) write(path string, data [][]byte, opt Options) error {
 	if path == "" {
 		return errors.New("atomicfile: write: empty path")
 	}
 	tg, err := inspect(path, opt.Perm)
 	if err == nil {
-		err = w.replace(tg, data, opt.Backup)
+		err = w.replace(tg, data, opt)
 	}
 	if err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
@@ -143,22 +154,25 @@ func checkParent(dir string) error {
 
 // replace runs the crash-safe sequence; the original is only touched by the
 // final rename.
-func (w writer) replace(tg target, data []byte, backup bool) error {
+func (w writer) replace(tg target, data [][]byte, opt Options) error {
 	dir, base := filepath.Split(tg.path)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := w.writeTemp(dir, "."+base+".tmp-*", "temp", tg, writeData(data))
+	tmp, err := w.writeTemp(dir, "."+base+".tmp-*", "temp", tg, writeData(data), !opt.NoSync)
 	if err != nil {
 		return err
 	}
-	if backup && tg.exists {
+	if opt.Backup && tg.exists {
 		if err := w.backup(tg, dir, base); err != nil {
 			return w.discard(tmp, err)
 		}
 	}
 	if err := w.fs.rename(tmp, tg.path); err != nil {
 		return w.discard(tmp, fmt.Errorf("rename: %w", err))
+	}
+	if opt.NoSync {
+		return nil
 	}
 	if err := w.fs.syncDir(dir); err != nil {
 		return fmt.Errorf("fsync dir: %w", err)
@@ -174,7 +188,7 @@ func (w writer) backup(tg target, dir, base string) error {
 		return fmt.Errorf("open original: %w", err)
 	}
 	defer src.Close() // read-only: a close error cannot lose data
-	tmp, err := w.writeTemp(dir, "."+base+".bak.tmp-*", "backup temp", tg, copyFrom(src))
+	tmp, err := w.writeTemp(dir, "."+base+".bak.tmp-*", "backup temp", tg, copyFrom(src), true)
 	if err != nil {
 		return err
 	}
@@ -187,7 +201,7 @@ func (w writer) backup(tg target, dir, base string) error {
 // writeTemp creates a temp file with the target's owner (where allowed) and
 // mode, fills it, fsyncs and closes it, and returns its name. On failure the
 // temp file is removed.
-func (w writer) writeTemp(dir, pattern, role string, tg target, fill func(io.Writer, string) error) (string, error) {
+func (w writer) writeTemp(dir, pattern, role string, tg target, fill func(io.Writer, string) error, sync bool) (string, error) {
 	f, err := w.fs.createTemp(dir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("create %s: %w", role, err)
@@ -197,17 +211,17 @@ func (w writer) writeTemp(dir, pattern, role string, tg target, fill func(io.Wri
 		// new file belongs to the writer, as with any editor.
 		_ = f.Chown(tg.owner.uid, tg.owner.gid)
 	}
-	if err := finishTemp(f, role, tg.mode, fill); err != nil {
+	if err := finishTemp(f, role, tg.mode, fill, sync); err != nil {
 		return "", w.discard(f.Name(), err)
 	}
 	return f.Name(), nil
 }
 
-func finishTemp(f tempFile, role string, mode fs.FileMode, fill func(io.Writer, string) error) error {
+func finishTemp(f tempFile, role string, mode fs.FileMode, fill func(io.Writer, string) error, sync bool) error {
 	err := f.Chmod(mode)
 	if err != nil {
 		err = fmt.Errorf("chmod %s: %w", role, err)
-	} else if err = fill(f, role); err == nil {
+	} else if err = fill(f, role); err == nil && sync {
 		if err = f.Sync(); err != nil {
 			err = fmt.Errorf("fsync %s: %w", role, err)
 		}
@@ -222,15 +236,17 @@ func finishTemp(f tempFile, role string, mode fs.FileMode, fill func(io.Writer, 
 	return nil
 }
 
-// writeData returns a fill function writing data in chunkSize pieces.
-func writeData(data []byte) func(io.Writer, string) error {
+// writeData returns a fill function writing the parts in chunkSize pieces.
+func writeData(parts [][]byte) func(io.Writer, string) error {
 	return func(dst io.Writer, role string) error {
-		for len(data) > 0 {
-			n := min(len(data), chunkSize)
-			if _, err := dst.Write(data[:n]); err != nil {
-				return fmt.Errorf("write %s: %w", role, err)
+		for _, data := range parts {
+			for len(data) > 0 {
+				n := min(len(data), chunkSize)
+				if _, err := dst.Write(data[:n]); err != nil {
+					return fmt.Errorf("write %s: %w", role, err)
+				}
+				data = data[n:]
 			}
-			data = data[n:]
 		}
 		return nil
 	}

@@ -222,3 +222,23 @@ func names(entries []os.DirEntry) []string {
 	}
 	return out
 }
+
+// NoSync writes the same file, without the fsyncs.
+func TestWriteNoSync(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	if err := Write(path, []byte("old"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var synced []string
+	fsys := osFS()
+	fsys.syncDir = func(dir string) error { synced = append(synced, dir); return nil }
+	if err := (writer{fs: fsys}).write(path, [][]byte{[]byte("ne"), []byte("w")}, Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "new" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("the directory was synced: %v", synced)
+	}
+}

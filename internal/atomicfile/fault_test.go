@@ -185,7 +185,7 @@ func (sc faultScenario) run(t *testing.T, f *faults) (path string, err error) {
 	t.Helper()
 	_, path = sc.prepare(t)
 	w := writer{fs: f.fs()}
-	return path, w.write(path, faultNew, Options{Backup: sc.backup, Perm: 0o644})
+	return path, w.write(path, [][]byte{faultNew}, Options{Backup: sc.backup, Perm: 0o644})
 }
 
 // allSteps is every step label a Write with backup of an existing file takes.

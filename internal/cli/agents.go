@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/server"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/server/config"
@@ -66,7 +67,7 @@ func loadDefinitions(configPath string, user bool, lookup agentdef.ModelLookup, 
 func copyUserDefinitions(configPath string, dirs agentdef.Dirs) error {
 	cfg, err := config.Load(config.Options{ConfigPath: configPath})
 	if err != nil {
-		return Usagef("the server configuration names the agent directories: %v", err)
+		return reading.Usagef("the server configuration names the agent directories: %v", err)
 	}
 	for src, dst := range map[string]string{cfg.Dirs.Agents: dirs.Agents, cfg.Dirs.Tools: dirs.Tools,
 		cfg.Dirs.Skills: dirs.Skills, cfg.Dirs.Viewports: dirs.Viewports} {
@@ -91,7 +92,7 @@ func (d *definitions) agent(key string) (agentdef.AgentDef, error) {
 			keys = append(keys, a.Key)
 		}
 	}
-	return agentdef.AgentDef{}, Usagef("unknown agent %q: the agents are %s", key, strings.Join(keys, ", "))
+	return agentdef.AgentDef{}, reading.Usagef("unknown agent %q: the agents are %s", key, strings.Join(keys, ", "))
 }
 
 // close removes the definitions' directory.

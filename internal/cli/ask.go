@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
@@ -38,11 +39,11 @@ type AskRequest struct {
 func CheckAsk(command string, yes, dryRun bool, maxSteps int) error {
 	switch {
 	case strings.TrimSpace(command) == "":
-		return Usagef("the COMMAND is empty: say what to do with the book, e.g. aite ask book.md \"where does Varya first appear?\"")
+		return reading.Usagef("the COMMAND is empty: say what to do with the book, e.g. aite ask book.md \"where does Varya first appear?\"")
 	case yes && dryRun:
-		return Usagef("--yes writes the edits and --dry-run never writes: give one of them")
+		return reading.Usagef("--yes writes the edits and --dry-run never writes: give one of them")
 	case maxSteps < 1 || maxSteps > 100:
-		return Usagef("--max-steps must be between 1 and 100 (got %d)", maxSteps)
+		return reading.Usagef("--max-steps must be between 1 and 100 (got %d)", maxSteps)
 	}
 	return nil
 }
@@ -156,7 +157,7 @@ func Ask(ctx context.Context, req AskRequest) error {
 		err = b.confirmAndSave(ctx, req, term, req.Command, &out)
 	}
 	if req.JSON {
-		if werr := WriteJSON(req.Out, out); werr != nil {
+		if werr := reading.WriteJSON(req.Out, out); werr != nil {
 			return werr
 		}
 	}
@@ -181,7 +182,7 @@ func (b *Book) confirmAndSave(ctx context.Context, req AskRequest, term *termina
 		return nil
 	case req.Yes:
 	case !req.Interactive:
-		err := &UsageError{Err: fmt.Errorf("%w: standard input is not a terminal, so nobody could confirm the %d edit(s); run again with --yes to write them (or --dry-run to only see them)", ErrNotWritten, n)}
+		err := &reading.UsageError{Err: fmt.Errorf("%w: standard input is not a terminal, so nobody could confirm the %d edit(s); run again with --yes to write them (or --dry-run to only see them)", ErrNotWritten, n)}
 		out.Error = err.Error()
 		return err
 	default:

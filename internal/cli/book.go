@@ -7,14 +7,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
+	"github.com/aitexteditor/aite/internal/search"
 )
 
 // Book is a book file opened in an editor session for one command. Every
-// read, edit, search, cursor, diff and save goes through the session.
+// read, edit, search, cursor, diff and save goes through the session; the
+// reading commands (find, read, items, outline, cursor) are those of
+// internal/reading over the session.
 type Book struct {
+	*reading.Book
 	s    *editor.Session
 	id   string // the session's book ID: the path as given
 	info editor.BookInfo
@@ -25,16 +31,19 @@ type Book struct {
 // that name the path. Close the book when the command is done.
 func OpenBook(path string) (*Book, error) {
 	s := editor.New()
+	restore := reading.LimitMemory(path)
 	info, err := s.Open(path)
+	restore()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, ioErrorf("book %s does not exist", path)
 	case errors.Is(err, editor.ErrEncoding):
-		return nil, &IOError{Err: err}
+		return nil, &reading.IOError{Err: err}
 	case err != nil:
 		return nil, ioErrorf("cannot read book %s: %w", path, ioCause(err))
 	}
-	return &Book{s: s, id: info.ID, info: info}, nil
+	r := sessionReader{s: s, id: info.ID}
+	return &Book{Book: reading.NewBook(r, info.IDs == editor.IDsNew), s: s, id: info.ID, info: info}, nil
 }
 
 // Open is OpenBook that writes the notes about the book's item IDs to log
@@ -77,29 +86,31 @@ func (b *Book) Session() *editor.Session { return b.s }
 // ID returns the book's ID in its session.
 func (b *Book) ID() string { return b.id }
 
-// byID returns the item with the given ID.
-func (b *Book) byID(id int) (editor.ItemView, bool) {
-	return b.s.ItemByID(b.id, id)
+// sessionReader is the book ID in an editor session as a reading.Reader.
+type sessionReader struct {
+	s  *editor.Session
+	id string
 }
 
-// byLabel returns the item with the given current label. A bare number is
-// an ID to the pointer parser, so single-counter heading labels (`2`) are
-// looked up in the outline instead.
-func (b *Book) byLabel(label string) (editor.ItemView, bool) {
-	if _, err := strconv.Atoi(label); err != nil {
-		v, err := b.s.Resolve(b.id, label)
-		return v, err == nil
-	}
-	ol, err := b.s.Outline(b.id)
-	if err != nil {
-		return editor.ItemView{}, false
-	}
-	for _, s := range ol.Sections {
-		if s.Pointer.Label == label {
-			return b.byID(s.Pointer.ID)
-		}
-	}
-	return editor.ItemView{}, false
+func (r sessionReader) Resolve(ptr string) (editor.ItemView, error) { return r.s.Resolve(r.id, ptr) }
+func (r sessionReader) ItemText(id int) (editor.ItemView, bool)     { return r.s.ItemText(r.id, id) }
+func (r sessionReader) Outline() (editor.OutlineView, error)        { return r.s.Outline(r.id) }
+func (r sessionReader) Next(name string) (cursor.Portion, error)    { return r.s.Next(r.id, name) }
+
+func (r sessionReader) Read(ptr string, before, after int) (editor.ReadView, error) {
+	return r.s.Read(r.id, ptr, before, after)
+}
+
+func (r sessionReader) Items(from string, limit int, kinds []document.Kind) (editor.ItemsView, error) {
+	return r.s.Items(r.id, from, limit, kinds)
+}
+
+func (r sessionReader) CreateCursor(spec cursor.Spec) (cursor.Info, error) {
+	return r.s.CreateCursor(r.id, spec)
+}
+
+func (r sessionReader) Search(query string, mode editor.SearchMode, opt search.Options) ([]search.Result, error) {
+	return r.s.Search(r.id, query, mode, opt)
 }
 
 // ioCause strips the editor.ErrIO marker from a session I/O error, leaving
@@ -149,4 +160,18 @@ func backupPath(path string) string {
 		return p + ".bak"
 	}
 	return path + ".bak"
+}
+
+func (r sessionReader) FindEntry(entry string, opt search.Options) (reading.FoundEntry, []search.Result, bool, error) {
+	hits, err := r.s.FindEntry(r.id, entry, opt)
+	if err != nil {
+		return reading.FoundEntry{}, nil, false, codexError(err)
+	}
+	e := reading.FoundEntry{ID: hits.Entry.ID, Name: hits.Entry.Name, Aliases: hits.Entry.Aliases}
+	return e, hits.Results, hits.More, nil
+}
+
+func (r sessionReader) EntryCursor(entry string, spec cursor.Spec) (cursor.Info, error) {
+	info, err := r.s.EntryCursor(r.id, entry, spec)
+	return info, codexError(err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // EditOpNames lists the operation names of `aite edit`, in help order.
@@ -29,7 +30,7 @@ func ParseEditOp(name string) (document.Op, error) {
 	if op, ok := editOps[strings.ReplaceAll(strings.ToLower(name), "_", "-")]; ok {
 		return op, nil
 	}
-	return "", Usagef("unknown operation %q; valid operations: %s", name, strings.Join(EditOpNames, ", "))
+	return "", reading.Usagef("unknown operation %q; valid operations: %s", name, strings.Join(EditOpNames, ", "))
 }
 
 // EditRequest describes one edit of a book file.
@@ -110,7 +111,7 @@ func (b *Book) outcome(req EditRequest, res document.EditResult) (EditOutcome, e
 	if req.Out != "" {
 		out.Path = req.Out
 	}
-	if it, ok := b.byID(res.Target.ID); ok {
+	if it, ok := b.ByID(res.Target.ID); ok {
 		out.Anchor = it.Pointer
 	}
 	return out, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/eval"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
@@ -57,18 +58,18 @@ const (
 func CheckEval(req EvalRequest) error {
 	switch {
 	case req.MaxCost < 0:
-		return Usagef("--max-cost must not be negative (got %g)", req.MaxCost)
+		return reading.Usagef("--max-cost must not be negative (got %g)", req.MaxCost)
 	case req.MaxTokens < 0:
-		return Usagef("--max-tokens must not be negative (got %d)", req.MaxTokens)
+		return reading.Usagef("--max-tokens must not be negative (got %d)", req.MaxTokens)
 	case req.MaxSteps < 1 || req.MaxSteps > 100:
-		return Usagef("--max-steps must be between 1 and 100 (got %d)", req.MaxSteps)
+		return reading.Usagef("--max-steps must be between 1 and 100 (got %d)", req.MaxSteps)
 	}
 	o := req.Options
 	if o.PerFamily < 1 || o.PerFamily > eval.MaxPerFamily {
-		return Usagef("--tasks must be between 1 and %d (got %d)", eval.MaxPerFamily, o.PerFamily)
+		return reading.Usagef("--tasks must be between 1 and %d (got %d)", eval.MaxPerFamily, o.PerFamily)
 	}
 	if o.RelayPairs < 0 || o.RelayPairs > eval.MaxRelayPairs {
-		return Usagef("--relay-pairs must be between 0 and %d (got %d)", eval.MaxRelayPairs, o.RelayPairs)
+		return reading.Usagef("--relay-pairs must be between 0 and %d (got %d)", eval.MaxRelayPairs, o.RelayPairs)
 	}
 	return nil
 }
@@ -133,7 +134,7 @@ func evalPlan(req EvalRequest) (*eval.Book, *eval.Plan, error) {
 	}
 	plan, err := eval.Generate(book, req.Options)
 	if errors.Is(err, eval.ErrOptions) {
-		return nil, nil, &UsageError{Err: err}
+		return nil, nil, &reading.UsageError{Err: err}
 	}
 	return book, plan, err
 }
@@ -235,9 +236,9 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 	case over == "" || req.Yes:
 		return est, nil
 	case !req.Interactive:
-		return est, Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
+		return est, reading.Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
 	case !confirmed(req.In, req.Log, fmt.Sprintf("  %s. Start?", over)):
-		return est, Usagef("not started")
+		return est, reading.Usagef("not started")
 	}
 	return est, nil
 }
@@ -269,7 +270,7 @@ func writeEvalReport(req EvalRequest, rep *eval.Report) error {
 	}
 	var err error
 	if asJSON {
-		err = WriteJSON(w, rep)
+		err = reading.WriteJSON(w, rep)
 	} else {
 		err = rep.WriteMarkdown(w)
 	}
@@ -302,7 +303,7 @@ func CompareEval(out io.Writer, a, b string) error {
 
 func evalFileError(err error) error {
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
-	return &UsageError{Err: err}
+	return &reading.UsageError{Err: err}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/eval"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // EvalRunner is the evaluation's way to the agents: every job runs exactly
@@ -59,7 +60,7 @@ func (r EvalRunner) ask(ctx context.Context, m Model, job eval.Job) (eval.Outcom
 		return eval.Outcome{}, fmt.Errorf("aite ask on the copy %s printed no result: %w", job.Book, errors.Join(err, jerr))
 	}
 	o := eval.Outcome{Answer: res.Answer, Done: err == nil, Edits: len(res.Edits), Written: res.Written}
-	var ioe *IOError
+	var ioe *reading.IOError
 	if errors.As(err, &ioe) {
 		return o, err
 	}

@@ -1,181 +1,38 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/aitexteditor/aite/internal/cursor"
-	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
-	"github.com/aitexteditor/aite/internal/pointer"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/search"
-	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
-// FindMode is how `aite find` matches its words.
-type FindMode string
-
-// Find modes.
-const (
-	// FindKeyword lists every item holding all the words (compared by
-	// stem), in document order, through a keyword cursor.
-	FindKeyword FindMode = "keyword"
-	// FindExact lists the items holding the normalised phrase, in document
-	// order.
-	FindExact FindMode = "exact"
-	// FindRanked lists the items holding any of the words, best BM25 score
-	// first.
-	FindRanked FindMode = "ranked"
-)
-
-// FindRequest describes one search of a book.
-type FindRequest struct {
-	Words    []string
-	Mode     FindMode
-	Headings bool // include headings
-	Kinds    []document.Kind
-	Within   string // a heading pointer: search its section only
-	// Limit caps the results; 0 lists every keyword match and
-	// search.DefaultLimit exact or ranked ones.
-	Limit int
-}
-
-// Query is the words as one query string.
-func (r FindRequest) Query() string { return strings.Join(r.Words, " ") }
-
-// CheckSearchLimit validates the --limit of find.
-func CheckSearchLimit(n int) error {
-	if n < 1 || n > search.MaxLimit {
-		return Usagef("--limit must be between 1 and %d (got %d)", search.MaxLimit, n)
+// FindMeaning searches by meaning (FindSemantic) or by words and meaning
+// (FindHybrid): it first embeds what the book's vector index lacks (the
+// whole book the first time, saying what it costs, with a progress bar),
+// then ranks. A failing embedding model falls back to ranking by words,
+// and says so in Notice.
+func (b *Book) FindMeaning(ctx context.Context, req reading.FindRequest, e *Embeddings, log io.Writer, bar bool) (reading.Found, error) {
+	b.Enable(e)
+	if _, err := b.updateVectors(ctx, e.Info, log, bar, false, false); err != nil {
+		fmt.Fprintf(log, "aite: note: %v\n", err)
 	}
-	return nil
-}
-
-// Found is the JSON shape of a find.
-type Found struct {
-	Mode    FindMode  `json:"mode"`
-	Query   string    `json:"query"`
-	Results []FindHit `json:"results"`
-	// LimitReached is set when the limit may have cut the list.
-	LimitReached bool `json:"-"`
-	limit        int
-}
-
-// FindHit is the JSON shape of one result: a snippet with ** ** around
-// the matches for exact and ranked searches (and the BM25 score for
-// ranked), the item's plain text for the keyword mode.
-type FindHit struct {
-	Pointer pointer.Pointer `json:"pointer"`
-	ID      int             `json:"id"`
-	Label   string          `json:"label"`
-	Kind    document.Kind   `json:"kind"`
-	Index   int             `json:"index"`
-	Score   float64         `json:"score,omitempty"`
-	Snippet string          `json:"snippet,omitempty"`
-	Text    string          `json:"text,omitempty"`
-	excerpt string          // what the text output shows
-}
-
-// Find searches the book. Pointer errors (of Within) carry the nearest
-// items.
-func (b *Book) Find(req FindRequest) (Found, error) {
-	out := Found{Mode: req.Mode, Query: req.Query(), limit: req.Limit}
-	var err error
-	switch req.Mode {
-	case FindKeyword, "":
-		out.Mode = FindKeyword
-		out.Results, out.LimitReached, err = b.findKeyword(req)
-	case FindExact, FindRanked:
-		out.Results, err = b.search(req)
-		if out.limit == 0 {
-			out.limit = search.DefaultLimit
-		}
-		out.LimitReached = len(out.Results) == out.limit
-	default:
-		err = fmt.Errorf("unknown find mode %q", req.Mode)
+	mode := editor.Semantic
+	if req.Mode == reading.FindHybrid {
+		mode = editor.Hybrid
 	}
-	if err != nil {
-		return Found{}, b.WithNearest(err)
-	}
-	if out.Results == nil {
-		out.Results = []FindHit{}
-	}
-	return out, nil
-}
-
-// findKeyword walks a keyword cursor over the words to its end.
-func (b *Book) findKeyword(req FindRequest) ([]FindHit, bool, error) {
-	info, err := b.s.CreateCursor(b.id, cursor.Spec{Type: cursor.Keyword, Keywords: []string{req.Query()},
-		IncludeHeadings: req.Headings, Kinds: req.Kinds, Within: req.Within, MaxElements: cursor.MaxElementsLimit})
-	if err != nil {
-		return nil, false, err
-	}
-	m := textnorm.NewMatcher(req.Query())
-	var hits []FindHit
-	for {
-		p, err := b.s.Next(b.id, info.Name)
-		if err != nil {
-			return nil, false, err
-		}
-		for _, it := range p.Items {
-			if req.Limit > 0 && len(hits) == req.Limit {
-				return hits, true, nil
-			}
-			v, ok := b.byID(it.Pointer.ID)
-			if !ok {
-				continue // cannot happen: nothing edits the book meanwhile
-			}
-			hits = append(hits, FindHit{Pointer: v.Pointer, ID: v.ID, Label: v.Label, Kind: v.Kind, Index: v.Index,
-				Text: v.Text, excerpt: Highlight(v.Kind, v.Level, v.Text, m, ExcerptRunes)})
-		}
-		if !p.HasMore {
-			return hits, false, nil
-		}
-	}
-}
-
-// search runs an exact or ranked search.
-func (b *Book) search(req FindRequest) ([]FindHit, error) {
-	mode := editor.Exact
-	if req.Mode == FindRanked {
-		mode = editor.Ranked
-	}
-	res, err := b.s.Search(b.id, req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
+	res, err := b.s.SearchMeaning(ctx, b.id, req.Query(), mode, search.Options{Limit: req.Limit, Kinds: req.Kinds,
 		IncludeHeadings: req.Headings, Within: req.Within})
 	if err != nil {
-		return nil, err
+		return reading.Found{}, b.WithNearest(err)
 	}
-	hits := make([]FindHit, len(res))
-	for i, r := range res {
-		hits[i] = FindHit{Pointer: r.Pointer, ID: r.ID, Label: r.Pointer.Label, Kind: r.Kind, Index: r.Index,
-			Snippet: r.Snippet, excerpt: r.Snippet}
-		if req.Mode == FindRanked {
-			hits[i].Score = r.Score
-		}
+	out := reading.Found{Mode: req.Mode, Query: req.Query(), RankedBy: string(res.Mode), Notice: res.Notice,
+		Results: reading.SearchHits(res.Results, true)}
+	if res.Mode == editor.Ranked {
+		out.Mode = reading.FindRanked
 	}
-	return hits, nil
-}
-
-// WriteFound writes one line per result, `POINTER  KIND  excerpt`, with the
-// score before the excerpt for a ranked search, to w, and the number of
-// results to status.
-func WriteFound(w, status io.Writer, f Found) {
-	rows := make([][]string, len(f.Results))
-	for i, h := range f.Results {
-		rows[i] = []string{h.Pointer.String(), string(h.Kind)}
-		if f.Mode == FindRanked {
-			rows[i] = append(rows[i], fmt.Sprintf("%.2f", h.Score))
-		}
-		rows[i] = append(rows[i], h.excerpt)
-	}
-	writeColumns(w, rows, "")
-	switch {
-	case len(f.Results) == 0:
-		fmt.Fprintln(status, "no items match")
-	case f.LimitReached:
-		fmt.Fprintf(status, "%s (--limit %d reached: there may be more)\n", plural(len(f.Results), "item"), f.limit)
-	default:
-		fmt.Fprintln(status, plural(len(f.Results), "item"))
-	}
+	return out.WithLimit(req.Limit), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/mcpserver"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // MCPRequest is one `aite mcp BOOK.md`.
@@ -25,20 +26,20 @@ type MCPRequest struct {
 
 // ServeMCP serves one book file to an MCP client over standard input and
 // output until the client disconnects or ctx ends. Every approved edit is
-// written at once, like the edits of the other commands (bookFileIO).
+// written at once, like the edits of the other commands (fileIO).
 func ServeMCP(ctx context.Context, req MCPRequest) error {
 	agent, err := mcpCursorAgent(req)
 	if err != nil {
 		return err
 	}
-	lib, err := mcpserver.OpenFile(req.Book, bookFileIO, agent)
+	lib, err := mcpserver.OpenFile(req.Book, fileIO(optionalEmbeddings(req.Config)), agent)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(req.Log, "aite mcp: serving %s over standard input and output; approved edits are written at once (with %s.bak; `aite undo %s` takes the last one back)\n",
 		req.Book, req.Book, req.Book)
 	if err := mcpserver.ServeStdio(ctx, lib, mcpserver.Options{CursorAgent: agent != nil}, req.In, req.Out); err != nil && ctx.Err() == nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	return nil
 }
@@ -57,20 +58,24 @@ func mcpCursorAgent(req MCPRequest) (*cursoragent.Agent, error) {
 	return nil, err
 }
 
-// bookFileIO is how the MCP server opens and writes a book file: the
-// command line's own OpenBook, and the save of `aite ask` and `aite chat`
-// (atomic, with a .bak and an entry in the journal `aite undo` reads). It
-// is the one place to change when the command line's book files change.
-var bookFileIO = mcpserver.FileIO{
-	Open: func(path string) (*editor.Session, string, error) {
+// fileIO is how the MCP server opens and writes a book file: the command
+// line's own OpenBook (searching by meaning when an embedding model is
+// configured), and the save of `aite ask` and `aite chat` (atomic, with a
+// .bak and an entry in the journal `aite undo` reads). It is the one place
+// to change when the command line's book files change.
+func fileIO(emb *editor.Embeddings) mcpserver.FileIO {
+	return mcpserver.FileIO{Open: func(path string) (*editor.Session, string, error) {
 		b, err := OpenBook(path)
 		if err != nil {
 			return nil, "", err
 		}
+		b.s.SetEmbeddings(emb)
 		return b.Session(), b.ID(), nil
-	},
-	Save: func(s *editor.Session, id, label string) error {
-		_, err := s.Save(id, editor.SaveOptions{Backup: true, Record: label})
-		return err
-	},
+	}, Save: saveBookFile}
+}
+
+// saveBookFile writes a book file like `aite ask` does.
+func saveBookFile(s *editor.Session, id, label string) error {
+	_, err := s.Save(id, editor.SaveOptions{Backup: true, Record: label})
+	return err
 }

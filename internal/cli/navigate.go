@@ -12,6 +12,8 @@ import (
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
+	"github.com/aitexteditor/aite/internal/search"
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
 
@@ -30,6 +32,7 @@ var navigateModes = map[string]cursoragent.Mode{
 type NavigateRequest struct {
 	Book, Task string
 	Keywords   []string
+	Entry      string // walk the items naming this codex entry
 	Targets    string // walk the items of this saved target set
 	Mode       string
 	N          int
@@ -47,37 +50,44 @@ type NavigateRequest struct {
 // or contacted, with the command line's own names for the modes.
 func CheckNavigate(req NavigateRequest) error {
 	if req.Resume != "" {
-		if req.Task != "" || len(req.Keywords) > 0 || req.Targets != "" || req.NGiven || req.Save != "" {
-			return Usagef("--resume continues a task as it was started: give no TASK, --keywords, --targets, --n or --save with it")
+		if req.Task != "" || len(req.Keywords) > 0 || req.Entry != "" || req.Targets != "" || req.NGiven || req.Save != "" {
+			return reading.Usagef("--resume continues a task as it was started: give no TASK, --keywords, --entry, --targets, --n or --save with it")
 		}
 		return checkBatches(req.MaxBatches)
 	}
 	mode, ok := navigateModes[strings.ToLower(strings.TrimSpace(req.Mode))]
 	switch {
 	case strings.TrimSpace(req.Task) == "":
-		return Usagef("the TASK is empty: say what to look for, e.g. \"a paragraph where Varya speaks\"")
+		return reading.Usagef("the TASK is empty: say what to look for, e.g. \"a paragraph where Varya speaks\"")
 	case !ok:
-		return Usagef("unknown --mode %q; valid modes: %s", req.Mode, strings.Join(NavigateModes, ", "))
+		return reading.Usagef("unknown --mode %q; valid modes: %s", req.Mode, strings.Join(NavigateModes, ", "))
 	case mode == cursoragent.Nth && req.N < 1:
-		return Usagef("--mode nth needs --n N with N ≥ 1 (got %d)", req.N)
+		return reading.Usagef("--mode nth needs --n N with N ≥ 1 (got %d)", req.N)
 	case mode != cursoragent.Nth && req.NGiven:
-		return Usagef("--n is only for --mode nth")
+		return reading.Usagef("--n is only for --mode nth")
 	case req.Save != "" && mode != cursoragent.Collect:
-		return Usagef("--save keeps what --mode collect collects; it needs --mode collect")
-	case len(req.Keywords) > 0 && req.Targets != "":
-		return Usagef("give either --keywords or --targets, not both")
+		return reading.Usagef("--save keeps what --mode collect collects; it needs --mode collect")
+	case btoi(len(req.Keywords) > 0)+btoi(req.Targets != "")+btoi(req.Entry != "") > 1:
+		return reading.Usagef("give one of --keywords, --entry and --targets")
 	}
 	for _, k := range req.Keywords {
 		if len(textnorm.Terms(k)) == 0 {
-			return Usagef("--keywords %q has no word to look for", k)
+			return reading.Usagef("--keywords %q has no word to look for", k)
 		}
 	}
 	return checkBatches(req.MaxBatches)
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func checkBatches(n int) error {
 	if n < 0 || n > cursoragent.MaxSteps {
-		return Usagef("--max-batches must be between 1 and %d (got %d)", cursoragent.MaxSteps, n)
+		return reading.Usagef("--max-batches must be between 1 and %d (got %d)", cursoragent.MaxSteps, n)
 	}
 	return nil
 }
@@ -128,7 +138,7 @@ func Navigate(ctx context.Context, req NavigateRequest) error {
 		out.Matches = v.Items
 		if req.Save != "" {
 			if _, err := b.s.SaveTargetSet(b.id, res.TargetSet, req.Save, req.Task); err != nil {
-				return &IOError{Err: err}
+				return &reading.IOError{Err: err}
 			}
 			out.Saved = req.Save
 		}
@@ -137,14 +147,14 @@ func Navigate(ctx context.Context, req NavigateRequest) error {
 		out.Continue = fmt.Sprintf("aite navigate %s --resume %s", req.Book, res.TaskID)
 	}
 	if req.JSON {
-		err = WriteJSON(req.Out, out)
+		err = reading.WriteJSON(req.Out, out)
 	} else {
 		writeNavigate(req.Out, out)
 	}
 	fmt.Fprintf(req.Log, "(%d model calls, %d input + %d output tokens, %d batches, %d items read)\n",
 		res.Usage.Calls, res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.Batches, res.Usage.Items)
 	if err == nil && !res.Success {
-		err = &UsageError{Err: fmt.Errorf("%w: %s", ErrNoSuccess, oneLine(res.Summary))}
+		err = &reading.UsageError{Err: fmt.Errorf("%w: %s", ErrNoSuccess, reading.OneLine(res.Summary))}
 	}
 	return err
 }
@@ -154,14 +164,14 @@ func (b *Book) runTask(ctx context.Context, a *cursoragent.Agent, req NavigateRe
 	if req.Resume != "" {
 		st, err := a.Store.LoadTask(ctx, req.Resume)
 		if err != nil {
-			return cursoragent.Result{}, Usagef("%v (tasks are kept in %s)", err, filepath.Join(editor.StateDir(req.Book), "tasks"))
+			return cursoragent.Result{}, reading.Usagef("%v (tasks are kept in %s)", err, filepath.Join(editor.StateDir(req.Book), "tasks"))
 		}
 		st.Task.Book = b.id // the path may be spelled otherwise this time
 		if req.MaxBatches > 0 {
 			st.Task.Limits.MaxSteps = req.MaxBatches
 		}
 		if err := a.Store.SaveTask(ctx, st); err != nil {
-			return cursoragent.Result{}, &IOError{Err: err}
+			return cursoragent.Result{}, &reading.IOError{Err: err}
 		}
 		res, err := a.Resume(ctx, req.Resume)
 		return res, taskError(err)
@@ -178,7 +188,7 @@ func (b *Book) runTask(ctx context.Context, a *cursoragent.Agent, req NavigateRe
 
 func taskError(err error) error {
 	if errors.Is(err, cursoragent.ErrTask) {
-		return Usagef("%v", err)
+		return reading.Usagef("%v", err)
 	}
 	return err
 }
@@ -198,6 +208,16 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 	case len(req.Keywords) > 0:
 		spec = cursor.NewSpec(cursor.Keyword)
 		spec.Keywords = req.Keywords
+	case req.Entry != "":
+		hits, err := b.s.FindEntry(b.id, req.Entry, search.Options{IncludeHeadings: true})
+		if err != nil {
+			return spec, codexError(err)
+		}
+		spec = cursor.NewSpec(cursor.Search)
+		spec.Description = "the items naming " + hits.Entry.Name
+		for _, r := range hits.Results {
+			spec.IDs = append(spec.IDs, r.ID)
+		}
 	}
 	spec.IncludeHeadings = req.Headings
 	return spec, nil
@@ -208,15 +228,15 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 func (b *Book) SavedSet(name string) ([]int, error) {
 	sets, err := editor.SavedTargetSets(b.id)
 	if err != nil {
-		return nil, &IOError{Err: err}
+		return nil, &reading.IOError{Err: err}
 	}
 	s, ok := sets[name]
 	if !ok {
-		return nil, Usagef("no saved target set %q for %s (saved: %s)", name, b.id, strings.Join(editor.SavedSetNames(sets), ", "))
+		return nil, reading.Usagef("no saved target set %q for %s (saved: %s)", name, b.id, strings.Join(editor.SavedSetNames(sets), ", "))
 	}
 	var live []editor.ItemView
 	for _, id := range s.IDs {
-		if it, ok := b.byID(id); ok {
+		if it, ok := b.ByID(id); ok {
 			live = append(live, it)
 		}
 	}
@@ -240,9 +260,9 @@ func writeNavigate(w io.Writer, out NavigateJSON) {
 		fmt.Fprintln(w)
 		rows := make([][]string, len(out.Matches))
 		for i, m := range out.Matches {
-			rows[i] = []string{m.Pointer.String(), string(m.Kind), oneLine(m.Excerpt)}
+			rows[i] = []string{m.Pointer.String(), string(m.Kind), reading.OneLine(m.Excerpt)}
 		}
-		writeColumns(w, rows, "")
+		reading.WriteColumns(w, rows, "")
 	}
 	if out.Saved != "" {
 		fmt.Fprintf(w, "\nsaved as the target set %q (aite targets BOOK %s lists it; --targets %s walks it)\n", out.Saved, out.Saved, out.Saved)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/server"
 	"github.com/aitexteditor/aite/internal/server/config"
 )
@@ -29,6 +30,7 @@ type serveFlag struct {
 var serveFlags = []serveFlag{
 	{"addr", "server.addr", "host:port to listen on (server.addr)"},
 	{"data", "data", "the data directory: database, definitions and files live below it unless set explicitly"},
+	{"store", "storage.store", "postgres://user:password@host/db to keep everything in PostgreSQL, which several aite serve processes may share, or a SQLite file (storage.store)"},
 	{"db", "storage.sqlitePath", "the SQLite database file (storage.sqlitePath)"},
 	{"agents-dir", "dirs.agents", "agent definitions (dirs.agents)"},
 	{"models-dir", "dirs.models", "model files (dirs.models)"},
@@ -70,11 +72,12 @@ func newServeCmd(deps serveDeps) *cobra.Command {
 		Long:  serveHelp(),
 		Example: `  aite serve
   aite serve --addr :8080 --data /srv/aite
+  aite serve --store 'postgres://aite:secret@db:5432/aite' --addr :8080
   OPENAI_API_KEY=sk-... AITE_MODEL=openai:gpt-4o-mini aite serve
   aite serve --config ./aite.json --agents-dir ./my-agents`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return Usagef("serve takes no arguments")
+				return reading.Usagef("serve takes no arguments")
 			}
 			return nil
 		},
@@ -122,25 +125,25 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(r.logLevel)); err != nil {
-		return Usagef("--log-level: %q is not debug, info, warn or error", r.logLevel)
+		return reading.Usagef("--log-level: %q is not debug, info, warn or error", r.logLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: models.ReplaceAttr}))
 	cfg, err := config.Load(config.Options{ConfigPath: r.configPath, Env: deps.env, WorkDir: deps.workDir, Flags: r.flags})
 	if err != nil {
-		return &UsageError{Err: err}
+		return &reading.UsageError{Err: err}
 	}
 	app, err := server.NewApp(ctx, cfg, server.AppOptions{Logger: logger, Env: deps.env, WorkDir: deps.workDir,
 		SampleName: deps.sampleName, Sample: deps.sample, Web: deps.web})
 	if err != nil {
 		if errors.Is(err, models.ErrConfig) {
-			return &UsageError{Err: err}
+			return &reading.UsageError{Err: err}
 		}
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	ln, err := app.Listen()
 	if err != nil {
 		_ = app.Close(context.Background())
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "aite server: %s/api/ap (data in %s; Ctrl-C stops)\n", url, cfg.Data)
@@ -149,7 +152,7 @@ func runServe(ctx context.Context, deps serveDeps, r serveRun, stdout, stderr io
 		fmt.Fprintf(stdout, "open %s/\n", url)
 	}
 	if err := app.Serve(ctx, ln); err != nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	return nil
 }
@@ -186,6 +189,14 @@ when they change. On the first start the sample book examples/zvezdochkin.md
 is registered as the document "zvezdochkin". Auth is off and the server
 listens on 127.0.0.1:8080 unless configured otherwise. SIGINT or SIGTERM
 shuts it down gracefully: running runs end with run.error run_aborted.
+
+With --store postgres://… (or AITE_STORE) chats, runs, events and documents
+live in PostgreSQL instead, and several aite serve processes (nodes) may
+share the database behind a load balancer: a client can follow a run from
+any node, the runs of a node that dies are aborted by another within
+cluster.leaseMs plus a third, and edits of one document from several nodes
+are applied one after the other. Each node keeps its own data directory for
+the definitions (deploy the same files on every node).
 
 Configuration, lowest precedence first: built-in defaults, the config file
 (--config, $AITE_CONFIG, else ./aite.json if present; strict JSON, e.g.

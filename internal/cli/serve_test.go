@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/server/config"
 )
 
@@ -206,7 +207,7 @@ func TestServeConfigErrors(t *testing.T) {
 			cmd.SetErr(&bytes.Buffer{})
 			err := cmd.Execute()
 			require.ErrorContains(t, err, tt.want)
-			var ue *UsageError
+			var ue *reading.UsageError
 			require.True(t, errors.As(err, &ue), "%T is a usage error (exit 1)", err)
 			require.Equal(t, ExitUsage, ExitCode(err))
 		})

@@ -127,6 +127,9 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 // directory) and the demo tools; for a protocol agent also
 // the protocol book editor's activities and reference cards.
 func (s *agentSession) bind(spec *agent.Spec) {
+	if s.req.Model.Embed != nil {
+		s.b.s.SetEmbeddings(s.req.Model.Embed) // the book tools search by meaning too
+	}
 	cursorAgent := s.req.Model.CursorAgent(s.b)
 	cursorAgent.Store = cursoragent.FileStore{Book: s.req.Book} // aite navigate --resume continues its tasks
 	env := booktools.Env{Session: s.b.Session(), Book: s.b.ID(), Agent: cursorAgent}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // SavedSetJSON describes a saved target set.
@@ -21,7 +22,7 @@ type SavedSetJSON struct {
 func WriteTargetSets(w io.Writer, b *Book, asJSON bool) error {
 	sets, err := editor.SavedTargetSets(b.id)
 	if err != nil {
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	out := []SavedSetJSON{}
 	for _, n := range editor.SavedSetNames(sets) {
@@ -29,16 +30,16 @@ func WriteTargetSets(w io.Writer, b *Book, asJSON bool) error {
 		out = append(out, SavedSetJSON{Name: n, Count: s.Count, Saved: s.Saved, Note: s.Note})
 	}
 	if asJSON {
-		return WriteJSON(w, out)
+		return reading.WriteJSON(w, out)
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(w, "no saved target sets (aite navigate BOOK TASK --mode collect --save NAME makes one)")
 	}
 	rows := make([][]string, len(out))
 	for i, s := range out {
-		rows[i] = []string{s.Name, plural(s.Count, "item"), s.Saved.Local().Format("2006-01-02 15:04"), s.Note}
+		rows[i] = []string{s.Name, reading.Plural(s.Count, "item"), s.Saved.Local().Format("2006-01-02 15:04"), s.Note}
 	}
-	writeColumns(w, rows, "")
+	reading.WriteColumns(w, rows, "")
 	return nil
 }
 
@@ -60,19 +61,19 @@ func WriteTargetSet(w io.Writer, b *Book, name string, asJSON bool) error {
 	sets, _ := editor.SavedTargetSets(b.id)
 	out := TargetSetJSON{Name: name, Items: []cursor.Target{}, Gone: sets[name].Count - len(ids)}
 	for _, id := range ids {
-		it, _ := b.byID(id)
-		out.Items = append(out.Items, cursor.Target{Pointer: it.Pointer, Kind: it.Kind, Excerpt: Excerpt(it, ExcerptRunes)})
+		it, _ := b.ByID(id)
+		out.Items = append(out.Items, cursor.Target{Pointer: it.Pointer, Kind: it.Kind, Excerpt: reading.Excerpt(it, reading.ExcerptRunes)})
 	}
 	if asJSON {
-		return WriteJSON(w, out)
+		return reading.WriteJSON(w, out)
 	}
 	rows := make([][]string, len(out.Items))
 	for i, t := range out.Items {
 		rows[i] = []string{t.Pointer.String(), string(t.Kind), t.Excerpt}
 	}
-	writeColumns(w, rows, "")
+	reading.WriteColumns(w, rows, "")
 	if out.Gone > 0 {
-		fmt.Fprintf(w, "(%s of the set no longer exist)\n", plural(out.Gone, "item"))
+		fmt.Fprintf(w, "(%s of the set no longer exist)\n", reading.Plural(out.Gone, "item"))
 	}
 	return nil
 }

@@ -7,18 +7,20 @@ import (
 	"io"
 
 	"github.com/aitexteditor/aite/internal/editor"
+	"github.com/aitexteditor/aite/internal/reading"
 )
 
 // Undo restores a book file from its command journal.
 func Undo(out, log io.Writer, book string, backup, force, asJSON bool) error {
+	defer reading.LimitMemory(book)()
 	c, err := editor.UndoCommand(book, backup, force)
 	switch {
 	case errors.Is(err, editor.ErrNoCommand), errors.Is(err, editor.ErrChanged):
-		return Usagef("%v", err)
+		return reading.Usagef("%v", err)
 	case errors.Is(err, editor.ErrReadOnly):
 		return writeError(book, err)
 	case err != nil:
-		return &IOError{Err: err}
+		return &reading.IOError{Err: err}
 	}
 	if asJSON {
 		return json.NewEncoder(out).Encode(map[string]any{"undone": c.Label, "time": c.Time, "edits": c.Edits, "path": book})

@@ -138,7 +138,7 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	if len(c.spec.Keywords) > 0 && x != nil {
 		// The index names the candidates: no need to visit every item.
 		for _, id := range x.ItemsMatching(c.spec.Keywords) {
-			if it := d.ByID(id); it != nil && it.Index >= from && it.Index < to && c.pass(it) {
+			if it := d.ByID(id); it != nil && it.Index >= from && it.Index < to && c.pass(it.Kind, it.Text) {
 				c.matches = append(c.matches, it.Index)
 			}
 		}
@@ -152,8 +152,8 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	for _, k := range c.spec.Keywords {
 		ms = append(ms, textnorm.NewMatcher(k))
 	}
-	for i := from; i < to; i++ {
-		if it := d.At(i); c.pass(it) && (ms == nil || anyMatch(ms, it.Text)) {
+	for i := from; i < to; i++ { // a decoded document builds no item for this
+		if text := d.TextAt(i); c.pass(d.KindAt(i), text) && (ms == nil || anyMatch(ms, text)) {
 			c.matches = append(c.matches, i)
 		}
 	}
@@ -162,20 +162,20 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 // matchIDs keeps the search cursor's order; deleted items are skipped.
 func (c *Cursor) matchIDs(d *document.Document) {
 	for _, id := range c.spec.IDs {
-		if it := d.ByID(id); it != nil && c.pass(it) {
+		if it := d.ByID(id); it != nil && c.pass(it.Kind, it.Text) {
 			c.matches = append(c.matches, it.Index)
 		}
 	}
 }
 
 // pass applies the filters other than keywords (cheap ones first).
-func (c *Cursor) pass(it *document.Item) bool {
+func (c *Cursor) pass(kind document.Kind, text string) bool {
 	switch {
-	case !c.spec.IncludeHeadings && it.Kind == document.Heading:
+	case !c.spec.IncludeHeadings && kind == document.Heading:
 		return false
-	case c.kinds != nil && !c.kinds[it.Kind]:
+	case c.kinds != nil && !c.kinds[kind]:
 		return false
-	case c.regex != nil && !c.regex.MatchString(it.Text):
+	case c.regex != nil && !c.regex.MatchString(text):
 		return false
 	}
 	return true

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"time"
@@ -127,10 +128,8 @@ func (d *Document) apply(p plan) (EditResult, error) {
 		winEnd = max(d.gapEnd(k1), p.sp.Start+len(p.sp.Old))
 	}
 	delta := len(p.sp.New) - len(p.sp.Old)
-	newSrc := make([]byte, 0, len(d.src)+delta)
-	newSrc = append(newSrc, d.src[:p.sp.Start]...)
-	newSrc = append(newSrc, p.sp.New...)
-	newSrc = append(newSrc, d.src[p.sp.Start+len(p.sp.Old):]...)
+	// bytes.Join allocates without zeroing: the source is copied once.
+	newSrc := bytes.Join([][]byte{d.src[:p.sp.Start], []byte(p.sp.New), d.src[p.sp.Start+len(p.sp.Old):]}, nil)
 	reg := d.parser.ParseRegion(newSrc, winStart, winEnd+delta)
 	i0, i1 := d.itemsInTops(k0, k1)
 	v := validator{d: d, p: p, delta: delta, reg: reg, i0: i0, i1: i1, k0: k0}
@@ -241,6 +240,11 @@ func (d *Document) commit(newSrc []byte, v *validator, k0, k1 int) {
 	_, to := d.sectionBounds(max(v.i0, v.i0+len(repl)-1))
 	d.relabel(from, to)
 	d.version++
+	ids := make([]int, len(repl))
+	for i, it := range repl {
+		ids[i] = it.ID
+	}
+	d.noteChange(Change{Text: v.p.sp, At: v.i0, Old: v.i1 - v.i0, IDs: ids, Next: d.nextID})
 }
 
 func (d *Document) now() time.Time {

@@ -1,7 +1,6 @@
 package document
 
 import (
-	"hash/fnv"
 	"slices"
 )
 
@@ -9,16 +8,33 @@ import (
 // what a record of a book's IDs keeps per item to recognise the item in a
 // later version of the file.
 func ItemHash(markdown []byte) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write(markdown) // never fails
-	return h.Sum64()
+	h := uint64(fnvOffset)
+	for _, c := range markdown {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
 }
+
+// The 64-bit FNV-1a parameters (hash/fnv's New64a, written out inline:
+// the hash of every item of a big book is computed on every write).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // ItemHashes returns ItemHash of every item, in document order.
 func (d *Document) ItemHashes() []uint64 {
-	out := make([]uint64, len(d.items))
-	for i, it := range d.items {
-		out[i] = ItemHash(d.MarkdownBytes(it))
+	out := make([]uint64, d.Len())
+	for i := range out {
+		if d.lazy != nil {
+			_, start, end, _, _ := d.lazy.rec(i)
+			if start > end || end > len(d.src) {
+				panic(corrupt("item %d spans %d..%d of %d bytes", i, start, end, len(d.src)))
+			}
+			out[i] = ItemHash(d.src[start:end])
+		} else {
+			out[i] = ItemHash(d.MarkdownBytes(d.items[i]))
+		}
 	}
 	return out
 }

@@ -52,8 +52,15 @@ type Document struct {
 	journal  []JournalEntry
 	labels   map[string]*Item
 	version  int
+	changes  []change // the last commits' changes (change.go)
 	clock    func() time.Time
 	preview  bool // apply validates only (Preview)
+	// lazy, when set, is the encoding a decoded document builds its items
+	// from on demand (frozen.go): built holds the items built so far by
+	// index; items, byID and tops are unset. force builds everything and
+	// clears it.
+	lazy  *frozen
+	built map[int]*Item
 }
 
 // New builds a document from a source and its full-source region. IDs are
@@ -76,6 +83,10 @@ func New(src []byte, r Region, p Parser) *Document {
 	return d
 }
 
+// Parser returns the parser the document re-parses edited regions with
+// (nil for a document decoded for reading only).
+func (d *Document) Parser() Parser { return d.parser }
+
 // Source returns the current source bytes. The slice must not be modified.
 func (d *Document) Source() []byte { return d.src }
 
@@ -83,22 +94,155 @@ func (d *Document) Source() []byte { return d.src }
 func (d *Document) Version() int { return d.version }
 
 // Len returns the number of items.
-func (d *Document) Len() int { return len(d.items) }
+func (d *Document) Len() int {
+	if d.lazy != nil {
+		return d.lazy.n
+	}
+	return len(d.items)
+}
 
 // Items returns the items in document order. The slice and the items are
 // owned by the document and must not be modified.
-func (d *Document) Items() []*Item { return d.items }
+func (d *Document) Items() []*Item {
+	d.force()
+	return d.items
+}
 
 // At returns the item at an index, or nil.
 func (d *Document) At(i int) *Item {
-	if i < 0 || i >= len(d.items) {
+	if i < 0 || i >= d.Len() {
 		return nil
 	}
-	return d.items[i]
+	return d.item(i)
+}
+
+// item returns the item at a valid index, building it if the document is
+// lazy and has not built it yet.
+func (d *Document) item(i int) *Item {
+	if d.lazy == nil {
+		return d.items[i]
+	}
+	if it := d.built[i]; it != nil {
+		return it
+	}
+	it := d.lazy.item(i, d.src)
+	d.built[i] = it
+	return it
+}
+
+// span returns the items [from, to) of a valid range.
+func (d *Document) span(from, to int) []*Item {
+	if d.lazy == nil {
+		return d.items[from:to]
+	}
+	out := make([]*Item, to-from)
+	for i := range out {
+		out[i] = d.item(from + i)
+	}
+	return out
+}
+
+// KindAt returns the kind of the item at a valid index and TextAt its
+// text; a decoded document does not build the item for them.
+func (d *Document) KindAt(i int) Kind {
+	if d.lazy != nil {
+		if it := d.built[i]; it != nil {
+			return it.Kind
+		}
+		return d.lazy.kindOf(i)
+	}
+	return d.items[i].Kind
+}
+
+// TextAt: see KindAt.
+func (d *Document) TextAt(i int) string {
+	if d.lazy != nil {
+		if it := d.built[i]; it != nil {
+			return it.Text
+		}
+		_, text := d.lazy.text(i, d.src)
+		return text
+	}
+	return d.items[i].Text
+}
+
+// EachText calls f with the ID and the text of every item, in document
+// order; a decoded document does not build its items for it.
+func (d *Document) EachText(f func(id int, text string)) {
+	if d.lazy == nil {
+		for _, it := range d.items {
+			f(it.ID, it.Text)
+		}
+		return
+	}
+	for i := range d.lazy.n {
+		if it := d.built[i]; it != nil {
+			f(it.ID, it.Text)
+			continue
+		}
+		f(d.lazy.text(i, d.src))
+	}
 }
 
 // ByID returns the item with an ID, or nil.
-func (d *Document) ByID(id int) *Item { return d.byID[id] }
+func (d *Document) ByID(id int) *Item {
+	if d.lazy != nil {
+		if i := d.lazy.byID(id); i >= 0 {
+			return d.item(i)
+		}
+		return nil
+	}
+	return d.byID[id]
+}
+
+// byLabel returns the item with a label, or nil.
+func (d *Document) byLabel(label string) *Item {
+	if d.lazy != nil {
+		if i := d.lazy.byLabel(label); i >= 0 {
+			return d.item(i)
+		}
+		return nil
+	}
+	return d.labelIndex()[label]
+}
+
+// headingAt reports whether the item at a valid index is a heading, and
+// its level, without building it.
+func (d *Document) headingAt(i int) (bool, int) {
+	if d.lazy != nil {
+		return d.lazy.heading(i) // a built item is its record
+	}
+	it := d.items[i]
+	return it.Kind == Heading, it.Level
+}
+
+// force builds every item of a lazy document, so that it is an ordinary
+// one from then on.
+func (d *Document) force() {
+	f := d.lazy
+	if f == nil {
+		return
+	}
+	d.items = make([]*Item, f.n)
+	d.byID = make(map[int]*Item, f.n)
+	for i := range d.items {
+		it := d.item(i)
+		f.unshare(it)
+		d.items[i] = it
+		d.byID[it.ID] = it
+	}
+	d.tops = make([]Span, len(f.tops)/8)
+	for k := range d.tops {
+		d.tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
+		if t := d.tops[k]; t.Start > t.End || t.End > len(d.src) {
+			panic(corrupt("top-level block %d spans %d..%d", k, t.Start, t.End))
+		}
+	}
+	if len(d.byID) != len(d.items) {
+		panic(corrupt("%d items share %d IDs", len(d.items), len(d.byID)))
+	}
+	d.lazy, d.built = nil, nil
+}
 
 // Markdown returns the item's exact source bytes as a string.
 func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.End]) }
@@ -108,7 +252,10 @@ func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.E
 func (d *Document) MarkdownBytes(it *Item) []byte { return d.src[it.Start:it.End] }
 
 // Tops returns the spans of the top-level blocks.
-func (d *Document) Tops() []Span { return d.tops }
+func (d *Document) Tops() []Span {
+	d.force()
+	return d.tops
+}
 
 // relabel recomputes labels for items[from:to], where from is at a heading
 // or the document start and to is at a heading or the end.

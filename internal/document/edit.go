@@ -85,6 +85,9 @@ func (d *Document) Preview(op Op, ptr, markdown string) (EditResult, error) {
 // same level (a bare title gets the original `#` prefix); list items and
 // quotes get their container prefix re-applied when the text lacks it.
 func (d *Document) ReplaceText(ptr, markdown string) (EditResult, error) {
+	if err := d.editable(); err != nil {
+		return EditResult{}, err
+	}
 	it, err := d.Resolve(ptr)
 	if err != nil {
 		return EditResult{}, err
@@ -101,6 +104,16 @@ func (d *Document) ReplaceText(ptr, markdown string) (EditResult, error) {
 	p.newStart, p.newEnd = it.Start, it.Start+len(text)
 	p.kind = sameKindRule(it)
 	return d.apply(p)
+}
+
+// editable builds every item of a decoded document (an edit may touch
+// any of them) and refuses edits of a document that has no parser.
+func (d *Document) editable() error {
+	if d.parser == nil {
+		return fmt.Errorf("%w: this copy of the book was loaded for reading only", ErrUnsupported)
+	}
+	d.force()
+	return nil
 }
 
 func headingLevel(it *Item) int {
@@ -139,6 +152,9 @@ func notHeading(n *Item) error {
 // same container: next to a list item it becomes a sibling list item, next
 // to a quote paragraph it is quoted.
 func (d *Document) InsertBefore(ptr, markdown string) (EditResult, error) {
+	if err := d.editable(); err != nil {
+		return EditResult{}, err
+	}
 	it, err := d.Resolve(ptr)
 	if err != nil {
 		return EditResult{}, err
@@ -215,6 +231,9 @@ func trimCodeIndent(p string) string {
 // same container. After a list item the new sibling list item comes after
 // the whole list item, its nested items included.
 func (d *Document) InsertAfter(ptr, markdown string) (EditResult, error) {
+	if err := d.editable(); err != nil {
+		return EditResult{}, err
+	}
 	it, err := d.Resolve(ptr)
 	if err != nil {
 		return EditResult{}, err
@@ -258,6 +277,9 @@ func (d *Document) InsertAfter(ptr, markdown string) (EditResult, error) {
 // may be a heading since there is no hierarchy yet to break; in a book with
 // items the new block must not be a heading, like any insert.
 func (d *Document) Append(markdown string) (EditResult, error) {
+	if err := d.editable(); err != nil {
+		return EditResult{}, err
+	}
 	end := len(d.src)
 	le := d.lineEnding(end)
 	text, err := compose(markdown, Shape{}, 0, le)
@@ -322,6 +344,9 @@ func lastLine(s string) string {
 // Headings cannot be deleted; a list item holding nested items or further
 // blocks must be emptied first.
 func (d *Document) Delete(ptr string) (EditResult, error) {
+	if err := d.editable(); err != nil {
+		return EditResult{}, err
+	}
 	it, err := d.Resolve(ptr)
 	if err != nil {
 		return EditResult{}, err

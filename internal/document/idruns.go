@@ -36,13 +36,21 @@ func FormatIDRuns(ids []int) string {
 // ParseIDRuns reads runs written by FormatIDRuns, which must hold exactly n IDs (so a damaged
 // value can never make it allocate more); "" is nil.
 func ParseIDRuns(s string, n int) ([]int, error) {
+	ids, err := parseIDRuns(s, n)
+	if err == nil && len(ids) != n {
+		return nil, fmt.Errorf("item ids: %d stored for %d items", len(ids), n)
+	}
+	return ids, err
+}
+
+// ParseIDRunsUpTo is ParseIDRuns of runs holding at most n IDs.
+func ParseIDRunsUpTo(s string, n int) ([]int, error) { return parseIDRuns(s, n) }
+
+func parseIDRuns(s string, n int) ([]int, error) {
 	if s == "" {
-		if n != 0 {
-			return nil, fmt.Errorf("item ids: none stored for %d items", n)
-		}
 		return nil, nil
 	}
-	ids := make([]int, 0, n)
+	ids := make([]int, 0, min(n, 1<<16))
 	for run := range strings.SplitSeq(s, ",") {
 		lo, hi, err := parseRun(run)
 		if err != nil {
@@ -54,9 +62,6 @@ func ParseIDRuns(s string, n int) ([]int, error) {
 		for id := lo; id <= hi; id++ {
 			ids = append(ids, id)
 		}
-	}
-	if len(ids) != n {
-		return nil, fmt.Errorf("item ids: %d stored for %d items", len(ids), n)
 	}
 	return ids, nil
 }

@@ -1,7 +1,9 @@
 package document
 
 import (
+	"hash/fnv"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,4 +74,14 @@ func FuzzItemIDs(f *testing.F) {
 		require.NoError(t, err)
 		require.True(t, slices.Equal(ids, again), "%q: %v then %v", s, ids, again)
 	})
+}
+
+func TestItemHashIsFNV1a(t *testing.T) {
+	for _, s := range []string{"", "a", "Абзац про Варю.\n", strings.Repeat("x", 1000)} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got, want := ItemHash([]byte(s)), h.Sum64(); got != want {
+			t.Errorf("ItemHash(%q) = %x, want %x", s, got, want)
+		}
+	}
 }

@@ -7,9 +7,13 @@ import "fmt"
 // rebuild the document with the same pointers (RestoreIDs): new items take
 // next, and IDs below next that are not in ids belonged to deleted items.
 func (d *Document) ItemIDs() (ids []int, next int) {
-	ids = make([]int, len(d.items))
-	for i, it := range d.items {
-		ids[i] = it.ID
+	ids = make([]int, d.Len())
+	for i := range ids {
+		if d.lazy != nil {
+			ids[i], _, _, _, _ = d.lazy.rec(i)
+		} else {
+			ids[i] = d.items[i].ID
+		}
 	}
 	return ids, d.nextID
 }
@@ -31,6 +35,7 @@ func (d *Document) ItemIDs() (ids []int, next int) {
 // share a list, list item or quote, and a parse assigns them consistently,
 // so the parse's own container IDs (and nextCont) are as good as any.
 func (d *Document) RestoreIDs(ids []int, next int) error {
+	d.force()
 	if err := d.checkIDs(ids, next); err != nil {
 		return err
 	}
@@ -40,7 +45,8 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 		byID[it.ID] = it
 	}
 	d.byID, d.nextID = byID, next
-	d.labels = nil // the label index holds items, not IDs; rebuilt on use anyway
+	d.changes = nil // they name the IDs before
+	d.labels = nil  // the label index holds items, not IDs; rebuilt on use anyway
 	return nil
 }
 
@@ -50,8 +56,8 @@ func (d *Document) checkIDs(ids []int, next int) error {
 	case len(d.journal) > 0:
 		return fmt.Errorf("%w: the document has %d journaled edits; IDs can only be restored right after loading",
 			ErrIDs, len(d.journal))
-	case len(ids) != len(d.items):
-		return fmt.Errorf("%w: %d IDs for %d items", ErrIDs, len(ids), len(d.items))
+	case len(ids) != d.Len():
+		return fmt.Errorf("%w: %d IDs for %d items", ErrIDs, len(ids), d.Len())
 	case next < 1:
 		return fmt.Errorf("%w: the next ID must be at least 1 (got %d)", ErrIDs, next)
 	}

@@ -45,6 +45,9 @@ func (d *Document) Undo() (JournalEntry, error) {
 	if len(d.journal) == 0 {
 		return JournalEntry{}, ErrNothingToUndo
 	}
+	if err := d.editable(); err != nil {
+		return JournalEntry{}, err
+	}
 	e := d.journal[len(d.journal)-1]
 	p, err := d.undoPlan(e)
 	if err != nil {

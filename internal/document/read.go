@@ -24,8 +24,8 @@ func (d *Document) Read(ptr string, before, after int) ([]*Item, int, error) {
 		return nil, 0, err
 	}
 	from := max(0, it.Index-before)
-	to := min(len(d.items), it.Index+after+1)
-	return d.items[from:to], it.Index - from, nil
+	to := min(d.Len(), it.Index+after+1)
+	return d.span(from, to), it.Index - from, nil
 }
 
 // Range lists up to limit items starting at the item from names (the first
@@ -43,11 +43,11 @@ func (d *Document) Range(from string, limit int, keep func(*Item) bool) ([]*Item
 		start = it.Index
 	}
 	var out []*Item
-	for _, it := range d.items[start:] {
+	for i := start; i < d.Len(); i++ {
 		if len(out) == limit {
 			break
 		}
-		if keep == nil || keep(it) {
+		if it := d.item(i); keep == nil || keep(it) {
 			out = append(out, it)
 		}
 	}
@@ -70,8 +70,8 @@ type Section struct {
 func (d *Document) Outline() (sections []*Section, preamble int) {
 	var stack []*Section
 	var cur *Section
-	for _, it := range d.items {
-		if it.Kind != Heading {
+	for i := range d.Len() {
+		if h, _ := d.headingAt(i); !h {
 			if cur == nil {
 				preamble++
 			} else {
@@ -82,6 +82,7 @@ func (d *Document) Outline() (sections []*Section, preamble int) {
 			}
 			continue
 		}
+		it := d.item(i)
 		s := &Section{Heading: it}
 		for len(stack) > 0 && stack[len(stack)-1].Heading.Level >= it.Level {
 			stack = stack[:len(stack)-1]
@@ -105,13 +106,18 @@ func (d *Document) Outline() (sections []*Section, preamble int) {
 // index i opens: the next heading of the same or a higher level, or the end.
 // For a non-heading item it returns i+1.
 func (d *Document) SectionEnd(i int) int {
-	it := d.At(i)
-	if it == nil || it.Kind != Heading {
+	if i < 0 || i >= d.Len() {
+		return i + 1
+	}
+	h, level := d.headingAt(i)
+	if !h {
 		return i + 1
 	}
 	j := i + 1
-	for j < len(d.items) && !(d.items[j].Kind == Heading && d.items[j].Level <= it.Level) {
-		j++
+	for ; j < d.Len(); j++ {
+		if h, l := d.headingAt(j); h && l <= level {
+			break
+		}
 	}
 	return j
 }

@@ -74,7 +74,7 @@ func bareNumber(s string) bool {
 
 // ambiguous refuses a bare number whose ID and label name different items.
 func (d *Document) ambiguous(p pointer.Pointer, input string) error {
-	byID, byLabel := d.byID[p.ID], d.labelIndex()[strconv.Itoa(p.ID)]
+	byID, byLabel := d.ByID(p.ID), d.byLabel(strconv.Itoa(p.ID))
 	if byID == nil || byLabel == nil || byID == byLabel {
 		return nil
 	}
@@ -87,12 +87,12 @@ func (d *Document) ambiguous(p pointer.Pointer, input string) error {
 // ResolvePointer resolves a parsed pointer; input is used in error messages.
 func (d *Document) ResolvePointer(p pointer.Pointer, input string) (*Item, error) {
 	if p.ID > 0 {
-		if it := d.byID[p.ID]; it != nil {
+		if it := d.ByID(p.ID); it != nil {
 			return it, nil
 		}
 		return nil, d.missingID(p, input)
 	}
-	if it := d.labelIndex()[p.Label]; it != nil {
+	if it := d.byLabel(p.Label); it != nil {
 		return it, nil
 	}
 	return nil, &PointerError{Input: input, Reason: fmt.Sprintf("no item has the label %s", p.Label),
@@ -111,7 +111,7 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 		label = strconv.Itoa(p.ID) // a bare number may have meant a heading
 	}
 	if label != "" {
-		if it := d.labelIndex()[label]; it != nil {
+		if it := d.byLabel(label); it != nil {
 			e.Reason += fmt.Sprintf("; the label %s now names %s", label, it.Pointer())
 			e.Nearest = append(e.Nearest, it.Pointer())
 		} else if p.Label != "" {
@@ -127,6 +127,7 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 // nearLabel returns up to n items around where label would stand in
 // document order.
 func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
+	d.force()
 	i := sort.Search(len(d.items), func(i int) bool {
 		return pointer.Compare(d.items[i].Label, label) >= 0
 	})
@@ -139,6 +140,7 @@ func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
 
 // nearID returns up to n items whose IDs are closest to id.
 func (d *Document) nearID(id, n int) []pointer.Pointer {
+	d.force()
 	cands := make([]*Item, len(d.items))
 	copy(cands, d.items)
 	dist := func(it *Item) int { return max(it.ID-id, id-it.ID) }
@@ -156,8 +158,8 @@ func (d *Document) firstPointers(n int) []pointer.Pointer { return d.pointersFro
 
 func (d *Document) pointersFrom(from, n int) []pointer.Pointer {
 	var out []pointer.Pointer
-	for i := from; i < len(d.items) && len(out) < n; i++ {
-		out = append(out, d.items[i].Pointer())
+	for i := from; i < d.Len() && len(out) < n; i++ {
+		out = append(out, d.item(i).Pointer())
 	}
 	return out
 }

@@ -47,17 +47,17 @@ func BenchmarkStateLoad5MB(b *testing.B) {
 		if err != nil || rec == nil {
 			b.Fatal(err)
 		}
-		if origin, _ := adopt(d, rec); origin != IDsRecorded {
+		if origin, _ := adopt(d, rec, ""); origin != IDsRecorded {
 			b.Fatalf("the state was not used: %s", origin)
 		}
 		state += time.Since(t1)
 
 		changed := markdown.Parse(append([]byte("Вставка другой программой.\n\n"), src...))
 		t2 := time.Now()
-		if origin, _ := adopt(changed, rec); origin != IDsCarried {
+		if origin, _ := adopt(changed, rec, ""); origin != IDsCarried {
 			b.Fatalf("not carried: %s", origin)
 		}
-		if err := writeRecord(filepath.Join(b.TempDir(), "other.md"), recordOf(changed)); err != nil {
+		if err := writeRecord(filepath.Join(b.TempDir(), "other.md"), recordOf(changed, "")); err != nil {
 			b.Fatal(err)
 		}
 		carry += time.Since(t2)

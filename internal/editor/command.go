@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
 )
@@ -110,7 +111,7 @@ func writeLog(book string, l commandLog) error {
 	if err != nil {
 		return err
 	}
-	if err := writeStateFile(JournalPath(book), b); err != nil {
+	if err := bookcache.WriteFile(JournalPath(book), b); err != nil {
 		return fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	_ = os.Remove(legacyJournalPath(book)) // migrated; absent is fine
@@ -184,8 +185,8 @@ func undoneIDs(book string, restored []byte, c CommandRecord) *idRecord {
 		next = max(next, cur.next)
 	}
 	if ids, err := document.ParseIDRuns(c.IDs, d.Len()); err == nil && c.NextID > 0 && d.RestoreIDs(ids, next) == nil {
-		return recordOf(d)
+		return recordOf(d, c.Before)
 	}
-	adopt(d, cur)
-	return recordOf(d)
+	adopt(d, cur, c.Before)
+	return recordOf(d, c.Before)
 }

@@ -3,6 +3,7 @@ package editor
 import (
 	"fmt"
 
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/search"
 )
@@ -47,14 +48,13 @@ func (s *Session) Cursors(id string) ([]cursor.Info, error) {
 }
 
 // SearchMode selects exact phrase or ranked search.
-type SearchMode string
+type SearchMode = bookview.SearchMode
 
 // Search modes.
 const (
-	Exact  SearchMode = "exact"
-	Ranked SearchMode = "ranked"
-	// All finds the items holding every word, in any form (search.Index.All).
-	All SearchMode = "all"
+	Exact  = bookview.Exact
+	Ranked = bookview.Ranked
+	All    = bookview.All
 )
 
 // Search finds items: exact normalised phrase (document order), every word
@@ -64,16 +64,7 @@ func (s *Session) Search(id, query string, mode SearchMode, opt search.Options) 
 	var out []search.Result
 	err := s.with(id, func(b *book) error {
 		var err error
-		switch mode {
-		case Exact, "":
-			out, err = b.idx().Exact(b.doc, query, opt)
-		case Ranked:
-			out, err = b.idx().Ranked(b.doc, query, opt)
-		case All:
-			out, err = b.idx().All(b.doc, query, opt)
-		default:
-			err = fmt.Errorf("%w: unknown search mode %q (exact, ranked, all)", cursor.ErrSpec, mode)
-		}
+		out, err = bookview.Search(b.idx(), b.doc, query, mode, opt)
 		return err
 	})
 	return out, err

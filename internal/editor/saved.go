@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 )
 
@@ -99,7 +100,7 @@ func (s *Session) SaveTargetSet(id, set, name, note string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := writeStateFile(TargetSetsPath(path), append(b, '\n')); err != nil {
+	if err := bookcache.WriteFile(TargetSetsPath(path), append(b, '\n')); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	return len(ids), nil
@@ -113,4 +114,19 @@ func SavedSetNames(sets map[string]SavedSet) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// ReadStateFile reads the file name of a book file's state directory
+// (os.ErrNotExist when there is none).
+func ReadStateFile(book, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(StateDir(book), name))
+}
+
+// WriteStateFile writes the file name of a book file's state directory
+// atomically, creating the directory when needed.
+func WriteStateFile(book, name string, data []byte) error {
+	if err := writeStateFile(filepath.Join(StateDir(book), name), data); err != nil {
+		return fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	return nil
 }

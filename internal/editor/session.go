@@ -13,14 +13,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/bookview"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
@@ -38,6 +41,8 @@ var (
 type Session struct {
 	mu    sync.Mutex
 	books map[string]*book
+	emb   *Embeddings // search by meaning; nil when off
+	data  DataStore   // the data of books held in memory; nil: kept in the session only
 }
 
 type book struct {
@@ -55,6 +60,13 @@ type book struct {
 	origin  IDOrigin
 	newIDs  int
 	warning string
+	cached  bool
+	// indexKept says the cache beside the book file holds the index of
+	// its current version, cacheStale that it does not hold that version.
+	indexKept, cacheStale bool
+	codex                 bookCodex   // loaded on first use
+	vec                   bookVectors // loaded on first use
+	store                 DataStore   // where a book held in memory keeps its data (nil: nowhere)
 }
 
 // New returns an empty session.
@@ -77,6 +89,9 @@ type BookInfo struct {
 	IDs     IDOrigin `json:"ids,omitempty"`
 	NewIDs  int      `json:"newIds,omitempty"`
 	Warning string   `json:"warning,omitempty"`
+	// Cached says the items and the search index came from the cache
+	// beside the book (bookcache) instead of a parse.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Open reads a Markdown file into the session; its ID is the path as
@@ -96,31 +111,70 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	if b := s.books[path]; b != nil {
 		return b.info(), nil
 	}
-	src, err := os.ReadFile(path)
+	src, mtime, err := readBook(path)
 	if err != nil {
 		return BookInfo{}, fmt.Errorf("%w: %w", ErrIO, err)
 	}
 	if err := CheckText(path, src); err != nil {
 		return BookInfo{}, err
 	}
-	d := markdown.Parse(src)
 	old, rerr := readRecord(path)
-	b := &book{id: path, path: path, doc: d, saved: src}
-	b.origin, b.newIDs = adopt(d, old)
-	b.reg = cursor.NewRegistry(d) // after the IDs are final
+	b := &book{id: path, path: path, saved: src}
+	c := loadCache(path, src, mtime, old)
+	sha := ""
+	b.cached = c != nil
+	switch {
+	case c != nil && c.ids: // the cache holds this version with the recorded IDs
+		b.doc, b.index, b.origin, sha = c.doc, c.index, IDsRecorded, c.sha
+	case c != nil: // this version, but the IDs were recorded again since
+		b.doc, b.index, sha = c.doc, c.index, c.sha
+		before, _ := b.doc.ItemIDs()
+		b.origin, b.newIDs = adopt(b.doc, old, sha)
+		if after, _ := b.doc.ItemIDs(); !slices.Equal(before, after) {
+			b.index = nil // it names items by ID
+		}
+	default:
+		b.doc = markdown.Parse(src)
+		b.origin, b.newIDs = adopt(b.doc, old, "")
+		if len(src) >= lightenFrom {
+			b.doc = lighten(b.doc)
+		}
+	}
+	b.reg = cursor.NewRegistry(b.doc) // after the IDs are final
 	if rerr != nil {
 		b.warning = fmt.Sprintf("ignored the state file %s (%v); ", StatePath(path), rerr)
 	}
 	b.rec = old
 	if b.origin != IDsRecorded {
-		b.rec = recordOf(d)
+		b.rec = recordOf(b.doc, sha)
 		if err := writeRecord(path, b.rec); err != nil {
 			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
 		}
 	}
+	b.indexKept = c != nil && c.ids && c.index != nil
+	b.cacheStale = c == nil || !c.ids // written by Close or Save: once, with the index if a search built it
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
+}
+
+// readBook reads a book file and its modification time (Unix ns).
+func readBook(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	src := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, src)
+	if err == io.ErrUnexpectedEOF { // it shrank meanwhile: what there is
+		err = nil
+	}
+	return src[:n], fi.ModTime().UnixNano(), err
 }
 
 // Load puts a book held in memory into the session under an ID (replacing
@@ -129,6 +183,7 @@ func (s *Session) Load(id string, src []byte) BookInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := newBook(id, "", bytes.Clone(src))
+	b.store = s.data
 	s.books[id] = b
 	return b.info()
 }
@@ -148,6 +203,7 @@ func (s *Session) LoadWithIDs(id string, src []byte, ids []int, next int) (BookI
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := bookOf(id, "", src, d)
+	b.store = s.data
 	s.books[id] = b
 	return b.info(), nil
 }
@@ -190,6 +246,11 @@ func (s *Session) Close(id string) error {
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
+	if b.path != "" && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
+		// The book as it is on disk, with the index this session's searches
+		// built: kept in its cache for the next command.
+		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
+	}
 	return nil
 }
 
@@ -208,7 +269,8 @@ func (s *Session) Books() []BookInfo {
 func (b *book) info() BookInfo {
 	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: len(b.doc.Source()),
 		Version: b.doc.Version(), Edits: len(b.doc.Journal()), Dirty: b.doc.Version() != b.savedVer,
-		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning}
+		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning,
+		Cached: b.cached}
 }
 
 func (s *Session) unknown(id string) error {
@@ -233,9 +295,7 @@ func (s *Session) with(id string, f func(*book) error) error {
 
 // idx returns the book's search index, built or brought up to date.
 func (b *book) idx() *search.Index {
-	if b.index == nil || b.index.Version() != b.doc.Version() {
-		b.index = search.Build(b.doc)
-	}
+	b.index = bookview.IndexFor(b.index, b.doc)
 	return b.index
 }
 
@@ -244,6 +304,25 @@ func (s *Session) Source(id string) ([]byte, error) {
 	var out []byte
 	err := s.with(id, func(b *book) error { out = bytes.Clone(b.doc.Source()); return nil })
 	return out, err
+}
+
+// Version returns the version of a book's text: it changes with every
+// edit (document.Document.Version). A book loaded again starts afresh.
+func (s *Session) Version(id string) (int, error) {
+	var v int
+	err := s.with(id, func(b *book) error { v = b.doc.Version(); return nil })
+	return v, err
+}
+
+// ChangeSince returns what the edits of a book since version since did to
+// its text and item IDs, at a cost in proportion to the change
+// (document.Document.ChangeSince); false when that is not known (the book
+// was loaded again, or too many edits were made since).
+func (s *Session) ChangeSince(id string, since int) (document.Change, bool, error) {
+	var c document.Change
+	var ok bool
+	err := s.with(id, func(b *book) error { c, ok = b.doc.ChangeSince(since); return nil })
+	return c, ok, err
 }
 
 // SaveOptions controls Save.
@@ -302,10 +381,11 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if bak := backupOf(path); opt.Backup && exists(bak) {
 			res.Backup = bak
 		}
-		rec := recordOf(b.doc)
+		rec := recordOf(b.doc, "")
 		if err := writeRecord(path, rec); err != nil {
 			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
 		}
+		cerr := writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
 		own := path == b.path || b.path == ""
 		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits
@@ -314,8 +394,9 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 			}
 		}
 		if own {
-			b.path, b.saved, b.savedVer = path, bytes.Clone(src), b.doc.Version()
+			b.path, b.saved, b.savedVer = path, src, b.doc.Version() // a document never changes its source in place
 			b.savedEdits, b.rec = len(b.doc.Journal()), rec
+			b.indexKept, b.cacheStale = cerr == nil && b.index != nil, cerr != nil
 		}
 		return nil
 	})

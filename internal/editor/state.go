@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/aitexteditor/aite/internal/atomicfile"
+	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 )
 
@@ -32,15 +32,10 @@ const (
 
 // StateDir returns the hidden directory that holds aite's records of a book
 // file: `.NAME.aite` beside it (beside the file a symlink points to).
-func StateDir(book string) string {
-	if p, err := filepath.EvalSymlinks(book); err == nil {
-		book = p
-	}
-	return filepath.Join(filepath.Dir(book), "."+filepath.Base(book)+".aite")
-}
+func StateDir(book string) string { return bookcache.StateDir(book) }
 
 // StatePath is the file that records a book file's item IDs.
-func StatePath(book string) string { return filepath.Join(StateDir(book), "state.json") }
+func StatePath(book string) string { return bookcache.StatePath(book) }
 
 // stateFile is the JSON form of the state file. IDs are runs
 // (document.FormatIDRuns); hashes are document.ItemHash of each item, in
@@ -64,12 +59,19 @@ type idRecord struct {
 	ids    []int
 	next   int
 	hashes []uint64
+	// raw is the state file's bytes the record was read from or written
+	// as (nil until then): the cache beside the book records them.
+	raw []byte
 }
 
-// recordOf describes a document as it is (its source must be the file's).
-func recordOf(d *document.Document) *idRecord {
+// recordOf describes a document as it is (its source must be the file's);
+// sha is the SHA-256 of the source in hex, computed when "".
+func recordOf(d *document.Document, sha string) *idRecord {
+	if sha == "" {
+		sha = digest(d.Source())
+	}
 	ids, next := d.ItemIDs()
-	return &idRecord{sha: digest(d.Source()), size: len(d.Source()), ids: ids, next: next, hashes: d.ItemHashes()}
+	return &idRecord{sha: sha, size: len(d.Source()), ids: ids, next: next, hashes: d.ItemHashes()}
 }
 
 // matches reports whether the record describes exactly these bytes.
@@ -91,7 +93,11 @@ func readRecord(book string) (*idRecord, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("damaged: %w", err)
 	}
-	return f.record()
+	r, err := f.record()
+	if r != nil {
+		r.raw = b
+	}
+	return r, err
 }
 
 func (f stateFile) record() (*idRecord, error) {
@@ -121,7 +127,7 @@ func (f stateFile) record() (*idRecord, error) {
 }
 
 // writeRecord writes a book file's state atomically, creating the state
-// directory when needed.
+// directory when needed, and keeps the bytes written in r.raw.
 func writeRecord(book string, r *idRecord) error {
 	raw := make([]byte, 8*len(r.hashes))
 	for i, h := range r.hashes {
@@ -134,35 +140,23 @@ func writeRecord(book string, r *idRecord) error {
 	if err != nil {
 		return err
 	}
-	return writeStateFile(StatePath(book), append(b, '\n'))
+	b = append(b, '\n')
+	if err := writeStateFile(StatePath(book), b); err != nil {
+		return err
+	}
+	r.raw = b
+	return nil
 }
 
 // writeStateFile writes one file of the state directory atomically
-// (see makeStateDir).
-func writeStateFile(path string, b []byte) error {
-	if err := makeStateDir(filepath.Dir(path)); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, b, atomicfile.Options{Perm: 0o644})
-}
-
-// makeStateDir creates a book's state directory, but not beside a book
-// whose directory has no write permission bit at all (a folder marked
-// read-only, also for root, who could write there anyway).
-func makeStateDir(dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if fi, err := os.Stat(filepath.Dir(dir)); err == nil && fi.Mode().Perm()&0o222 == 0 {
-			return fmt.Errorf("the folder %s is read-only", filepath.Dir(dir))
-		}
-	}
-	return os.MkdirAll(dir, 0o755)
-}
+// (bookcache.WriteFile: never in a folder marked read-only).
+func writeStateFile(path string, b []byte) error { return bookcache.WriteFile(path, b) }
 
 // MakeStateDir creates the directory name inside a book's state directory
 // (for records of other packages, such as evaluation results) under the
 // rule of every state file: never in a folder marked read-only.
 func MakeStateDir(book, name string) (string, error) {
-	if err := makeStateDir(StateDir(book)); err != nil {
+	if err := bookcache.MakeDir(StateDir(book)); err != nil {
 		return "", err
 	}
 	dir := filepath.Join(StateDir(book), name)
@@ -186,12 +180,16 @@ const (
 
 // adopt gives a freshly parsed document the IDs its file's record implies
 // and returns where they came from and how many items got IDs they did not
-// have in the record.
-func adopt(d *document.Document, r *idRecord) (IDOrigin, int) {
+// have in the record. sha is the SHA-256 of the document's source in hex
+// (computed when "").
+func adopt(d *document.Document, r *idRecord, sha string) (IDOrigin, int) {
 	if r == nil {
+		renumber(d)
 		return IDsNew, d.Len()
 	}
-	sha := digest(d.Source())
+	if sha == "" {
+		sha = digest(d.Source())
+	}
 	if r.matches(d.Source(), sha) && d.RestoreIDs(r.ids, r.next) == nil {
 		return IDsRecorded, 0
 	}
@@ -206,6 +204,20 @@ func adopt(d *document.Document, r *idRecord) (IDOrigin, int) {
 		}
 	}
 	return IDsCarried, fresh
+}
+
+// renumber gives the items of a document that came with IDs (from a cache
+// whose state is gone) the IDs 1..N, as a fresh parse has them.
+func renumber(d *document.Document) {
+	ids, next := d.ItemIDs()
+	fresh := next == len(ids)+1
+	for i, id := range ids {
+		fresh = fresh && id == i+1
+		ids[i] = i + 1
+	}
+	if !fresh {
+		_ = d.RestoreIDs(ids, len(ids)+1) // 1..N always fit
+	}
 }
 
 func digest(b []byte) string {

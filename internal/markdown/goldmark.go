@@ -19,6 +19,10 @@ import (
 type track struct {
 	open, last int
 	setext     bool
+	// closed says the block's own parser closed it (a fenced code block
+	// at its closing fence), rather than the end of the text or another
+	// line.
+	closed bool
 }
 
 var trackKey = parser.NewContextKey()
@@ -56,10 +60,14 @@ func (w *tracked) Continue(n ast.Node, reader text.Reader, pc parser.Context) pa
 	line, seg := reader.Position()
 	st := w.BlockParser.Continue(n, reader, pc)
 	line2, seg2 := reader.Position()
+	t := trackerOf(pc)[n]
 	if st&parser.Continue != 0 || line2 != line || seg2.Start != seg.Start {
-		if t := trackerOf(pc)[n]; t != nil && !isBlankRest(reader.Source(), seg.Start) {
+		if t != nil && !isBlankRest(reader.Source(), seg.Start) {
 			t.last = max(t.last, seg.Start)
 		}
+	}
+	if t != nil && st&parser.Close != 0 {
+		t.closed = true
 	}
 	return st
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 )
 
 // builder turns a goldmark tree into document items. Offsets in the tree are
@@ -19,6 +20,12 @@ type builder struct {
 	nextID  int
 	pending int // line start of containers opened before their first leaf; -1 when none
 	top     int
+	refs    []parser.Reference // the link reference definitions in effect
+	// shared: a text that is a piece of src refers to it (the whole book's
+	// first parse: the document keeps src anyway). Edits re-parse regions
+	// of each new source without it, so no old source stays alive for the
+	// sake of a few texts.
+	shared bool
 }
 
 func (b *builder) build(doc ast.Node) {

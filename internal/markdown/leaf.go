@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/document"
@@ -18,7 +19,7 @@ func (b *builder) leaf(n ast.Node) {
 		b.pending = -1
 	}
 	end = lineEnd(b.src, end)
-	it := b.item(kind, start, end, b.text(n))
+	it := b.item(kind, start, end, b.text(n, start, end))
 	body = max(start, min(body, end))
 	it.Shape.Prefix = string(b.src[start:body])
 	switch h := n.(type) {
@@ -99,18 +100,17 @@ func (b *builder) headingShape(h *ast.Heading, it *document.Item) {
 // lineStart returns the offset of the start of the line holding off.
 func lineStart(src []byte, off int) int {
 	off = min(max(off, 0), len(src))
-	for off > 0 && src[off-1] != '\n' {
-		off--
-	}
-	return off
+	return bytes.LastIndexByte(src[:off], '\n') + 1
 }
 
 // lineEnd returns the offset of the end of the line holding off, before its
 // line ending ("\n" or "\r\n").
 func lineEnd(src []byte, off int) int {
 	off = min(max(off, 0), len(src))
-	for off < len(src) && src[off] != '\n' {
-		off++
+	if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+		off += i
+	} else {
+		off = len(src)
 	}
 	if off > 0 && off <= len(src) && off < len(src) && src[off] == '\n' && src[off-1] == '\r' {
 		return off - 1

@@ -12,7 +12,10 @@ package markdown
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 
 	"github.com/aitexteditor/aite/internal/document"
@@ -26,10 +29,15 @@ type Parser struct {
 	refs []parser.Reference
 }
 
-// Parse parses a whole source into a document.
+// Parse parses a whole source into a document: a big one in parts, in
+// parallel (parts.go), with exactly the result of parsing it whole.
 func Parse(src []byte) *document.Document {
 	p := &Parser{}
-	return document.New(src, p.ParseRegion(src, 0, len(src)), p)
+	reg, ok := parseParts(src)
+	if !ok {
+		reg = p.parseRegion(src, 0, len(src), true)
+	}
+	return document.New(src, reg, p)
 }
 
 // bom is the UTF-8 byte order mark. A source that starts with it keeps it,
@@ -47,20 +55,19 @@ func textStart(src []byte) int {
 // ParseRegion parses src[start:end] as a standalone Markdown text and
 // returns items and top-level spans in absolute offsets. Front matter is
 // recognised only at offset 0 (after a byte order mark, if any).
-func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
-	reg.Src = src
+func (p *Parser) ParseRegion(src []byte, start, end int) document.Region {
+	return p.parseRegion(src, start, end, false)
+}
+
+// parseRegion is ParseRegion; with shared, texts that are pieces of src
+// refer to it instead of copying it (see builder.shared).
+func (p *Parser) parseRegion(src []byte, start, end int, shared bool) (reg document.Region) {
 	base := start
-	if start == 0 && bytes.HasPrefix(src[:end], bom) {
-		base = len(bom)
+	if start == 0 || start == textStart(src) {
+		front := p.frontMatterOnly(src, end)
+		reg, base = front.Region, front.base
 	}
-	if base == textStart(src) {
-		if fm, text := frontMatter(src[base:end]); fm > 0 {
-			it := &document.Item{Kind: document.FrontMatter, Start: base, End: base + fm, Text: text}
-			reg.Items = append(reg.Items, it)
-			reg.Tops = append(reg.Tops, document.Span{Start: base, End: base + fm})
-			base += fm
-		}
-	}
+	reg.Src = src
 	// Parse through the final line ending, exactly as the full parse saw
 	// the line (goldmark treats a last line without one slightly
 	// differently); spans never include it.
@@ -71,7 +78,7 @@ func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
 	if stop < len(src) && src[stop] == '\n' {
 		stop++
 	}
-	items, tops, refs := parseBlocks(src[base:stop], base, p.refs)
+	items, tops, refs := parseBlocks(src[base:stop], base, p.refs, shared)
 	if p.refs == nil {
 		p.refs = refs
 	}
@@ -83,19 +90,52 @@ func (p *Parser) ParseRegion(src []byte, start, end int) (reg document.Region) {
 	return reg
 }
 
+// frontRegion is the front matter of a source (if any) as a region, and
+// where the text after it starts.
+type frontRegion struct {
+	document.Region
+	base int
+}
+
+// frontMatterOnly returns the front matter item of src (within end), after
+// a byte order mark.
+func (p *Parser) frontMatterOnly(src []byte, end int) frontRegion {
+	out := frontRegion{base: 0}
+	if bytes.HasPrefix(src[:end], bom) {
+		out.base = len(bom)
+	}
+	if fm, text := frontMatter(src[out.base:end]); fm > 0 {
+		it := &document.Item{Kind: document.FrontMatter, Start: out.base, End: out.base + fm, Text: text}
+		out.Items = append(out.Items, it)
+		out.Tops = append(out.Tops, document.Span{Start: out.base, End: out.base + fm})
+		out.base += fm
+	}
+	return out
+}
+
 // parseBlocks runs goldmark; should it ever panic, the text falls back to
 // one paragraph per run of non-blank lines, so parsing stays total.
-func parseBlocks(src []byte, base int, known []parser.Reference) (items []*document.Item, tops []document.Span, refs []parser.Reference) {
+func parseBlocks(src []byte, base int, known []parser.Reference, shared bool) ([]*document.Item, []document.Span, []parser.Reference) {
+	b, _, ok := buildBlocks(src, base, known, shared)
+	if !ok {
+		items, tops := fallback(src, base)
+		return items, tops, known
+	}
+	return b.items, b.tops, b.refs
+}
+
+// buildBlocks parses src with goldmark and builds its items; ok is false
+// when goldmark panicked.
+func buildBlocks(src []byte, base int, known []parser.Reference, shared bool) (b *builder, doc ast.Node, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			items, tops = fallback(src, base)
-			refs = known
+			ok = false
 		}
 	}()
 	doc, tr, refs := parseAST(src, known)
-	b := &builder{src: src, base: base, tr: tr}
+	b = &builder{src: src, base: base, tr: tr, refs: refs, shared: shared}
 	b.build(doc)
-	return b.items, b.tops, refs
+	return b, doc, true
 }
 
 func fallback(src []byte, base int) ([]*document.Item, []document.Span) {
@@ -150,4 +190,46 @@ func frontMatter(src []byte) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// MarshalBinary writes down the link reference definitions the parser
+// knows, so that a parser rebuilt by UnmarshalBinary re-parses regions of
+// the same document exactly as this one does (a document brought back from
+// its encoding without parsing needs it for edits).
+func (p *Parser) MarshalBinary() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(len(p.refs)))
+	for _, r := range p.refs {
+		for _, f := range [][]byte{r.Label(), r.Destination(), r.Title()} {
+			b = binary.AppendUvarint(b, uint64(len(f)))
+			b = append(b, f...)
+		}
+	}
+	return b, nil
+}
+
+// UnmarshalBinary restores what MarshalBinary wrote.
+func (p *Parser) UnmarshalBinary(b []byte) error {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return errors.New("markdown: damaged parser state")
+	}
+	b = b[k:]
+	var refs []parser.Reference
+	for range n {
+		var f [3][]byte
+		for i := range f {
+			l, k := binary.Uvarint(b)
+			if k <= 0 || l > uint64(len(b)-k) {
+				return errors.New("markdown: damaged parser state")
+			}
+			f[i] = bytes.Clone(b[k : k+int(l)])
+			b = b[k+int(l):]
+		}
+		refs = append(refs, parser.NewReference(f[0], f[1], f[2]))
+	}
+	if len(b) != 0 {
+		return errors.New("markdown: damaged parser state")
+	}
+	p.refs = refs
+	return nil
 }

@@ -4,21 +4,40 @@ import (
 	"bytes"
 	"html"
 	"strings"
+	"unsafe"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
 )
 
-// text returns the plain text of a leaf block: inline markup removed, link
-// and image texts kept, code kept verbatim, soft line breaks as spaces.
-func (b *builder) text(n ast.Node) string {
+// text returns the plain text of a leaf block whose Markdown is
+// src[start:end]: inline markup removed, link and image texts kept, code
+// kept verbatim, soft line breaks as spaces.
+func (b *builder) text(n ast.Node, start, end int) string {
 	var w strings.Builder
 	b.blockText(&w, n)
 	s := w.String()
 	if strings.IndexByte(s, '&') >= 0 {
 		s = html.UnescapeString(s)
 	}
-	return s
+	return b.keep(s, start, end)
+}
+
+// keep returns the text to keep: a piece of the item's Markdown when the
+// text is one and the builder shares the source (a plain paragraph or a
+// heading's title costs no memory of its own), else a copy of exactly its
+// length (without the builder's spare room).
+func (b *builder) keep(s string, start, end int) string {
+	if s == "" {
+		return ""
+	}
+	if b.shared {
+		md := b.src[start:end]
+		if k := strings.Index(unsafe.String(unsafe.SliceData(md), len(md)), s); k >= 0 {
+			return unsafe.String(&md[k], len(s))
+		}
+	}
+	return strings.Clone(s)
 }
 
 func (b *builder) blockText(w *strings.Builder, n ast.Node) {

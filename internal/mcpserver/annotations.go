@@ -23,7 +23,13 @@ func annotations(name string) *mcp.ToolAnnotations {
 	case name == booktools.ToolRunCursorAgent:
 		open := true // it calls a model
 		a.ReadOnlyHint, a.OpenWorldHint = true, &open
-	case name == "editor-read", name == "search-find", name == ToolReadMore, name == ToolListDocuments:
+	case name == booktools.ToolCodexBuild:
+		destructive, open := false, true // it rewrites the codex's text entries, and may call a model
+		a.DestructiveHint, a.OpenWorldHint = &destructive, &open
+	case name == "search-find":
+		open := true // it may call the embedding model
+		a.ReadOnlyHint, a.IdempotentHint, a.OpenWorldHint = true, true, &open
+	case name == "editor-read", name == booktools.ToolCodexLookup, name == ToolReadMore, name == ToolListDocuments:
 		a.ReadOnlyHint, a.IdempotentHint = true, true
 	default: // cursors, target sets, proposals: nothing in the book changes
 		a.ReadOnlyHint = true

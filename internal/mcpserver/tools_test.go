@@ -132,6 +132,9 @@ func TestEveryToolGoodAndBad(t *testing.T) {
 		{"editor-read", map[string]any{"pointer": "2", "after": 1}, map[string]any{"pointer": "999"}, "not_found", "nearest pointers: 104:1.5.p8"},
 		{"editor-create_targets", map[string]any{"label": "t", "pointers": []string{"2", "4"}}, map[string]any{"label": "t"}, "invalid_arguments", "pointers"},
 		{"search-find", map[string]any{"query": "часы на башне"}, map[string]any{"query": "часы", "mode": "fuzzy"}, "invalid_arguments", "mode"},
+		{"codex-build", map[string]any{}, map[string]any{"entries": "many"}, "invalid_arguments", "entries"},
+		{"codex-lookup", map[string]any{"entry": "Аркадий Львович", "at": "9"}, map[string]any{"entry": "Раскольников"}, "not_found", "no such entry"},
+		{"codex-lookup", map[string]any{}, map[string]any{"kind": "planet"}, "invalid_arguments", "kind"},
 		{ToolReadMore, nil, map[string]any{"continuation": "nope"}, "invalid_arguments", "not a continuation"},
 	}
 	edits := []check{

@@ -43,15 +43,17 @@ type Pointer struct {
 }
 
 // String is the canonical form: `id:label`, or the part that is known.
-func (p Pointer) String() string {
-	switch {
-	case p.ID > 0 && p.Label != "":
-		return strconv.Itoa(p.ID) + ":" + p.Label
-	case p.ID > 0:
-		return strconv.Itoa(p.ID)
-	default:
-		return p.Label
+func (p Pointer) String() string { return string(p.AppendTo(nil)) }
+
+// AppendTo appends the canonical form to b.
+func (p Pointer) AppendTo(b []byte) []byte {
+	if p.ID > 0 {
+		b = strconv.AppendInt(b, int64(p.ID), 10)
+		if p.Label != "" {
+			b = append(b, ':')
+		}
 	}
+	return append(b, p.Label...)
 }
 
 // MarshalText writes the canonical form, so JSON carries "24:1.1.p21".

@@ -10,13 +10,39 @@ import (
 	"github.com/aitexteditor/aite/internal/markdown"
 	"github.com/aitexteditor/aite/internal/testbook"
 	"github.com/aitexteditor/aite/internal/textnorm"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
 )
 
-const bigSize = 5 << 20
+const bigSize = testbook.NovelSize
 
 // bigDoc parses the ~5 MB book.
 func bigDoc(b *testing.B) *document.Document {
-	return markdown.Parse(testbook.Big(b, bigSize))
+	return markdown.Parse(testbook.Sized(b, bigSize))
+}
+
+// goldmarkParser is goldmark's own parser with the extensions aite enables:
+// the baseline of the parse and index benchmarks.
+var goldmarkParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Footnote)).Parser()
+
+// BenchmarkParseAndIndex reports what opening a book aite has no cache of
+// costs: markdown.Parse and Build of the 5.6 MB novel, as a ratio to
+// goldmark's parse of the same bytes (one core) in the same run: wall time
+// (target ≤ 1.5), and the CPU time spent on every core.
+func BenchmarkParseAndIndex(b *testing.B) {
+	src := testbook.Sized(b, bigSize)
+	b.SetBytes(int64(len(src)))
+	var gm, ours testbook.Timing
+	for b.Loop() {
+		gm = gm.Add(testbook.Time(func() { goldmarkParser.Parse(text.NewReader(src)) }))
+		ours = ours.Add(testbook.Time(func() { Build(markdown.Parse(src)) }))
+	}
+	b.ReportMetric(float64(ours.Wall)/float64(gm.Wall), "parse+index/goldmark")
+	b.ReportMetric(float64(ours.CPU)/float64(gm.CPU), "cpu-parse+index/goldmark")
+	b.ReportMetric(float64(ours.Wall.Milliseconds())/float64(b.N), "ms-parse+index")
+	b.ReportMetric(float64(gm.Wall.Milliseconds())/float64(b.N), "ms-goldmark")
+	b.ReportMetric(0, "ns/op")
 }
 
 // BenchmarkBuild reports the index build time of the ~5 MB book as a ratio
@@ -24,7 +50,7 @@ func bigDoc(b *testing.B) *document.Document {
 // ≤ 1; ratio-of-fastest compares the fastest run of each, which a busy
 // machine disturbs less), and the heap the index holds as a multiple of the book size.
 func BenchmarkBuild(b *testing.B) {
-	src := testbook.Big(b, bigSize)
+	src := testbook.Sized(b, bigSize)
 	b.SetBytes(int64(len(src)))
 	var parse, build time.Duration
 	minParse, minBuild := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
@@ -51,7 +77,7 @@ func BenchmarkBuild(b *testing.B) {
 // whole build run single-threaded (word splitting, word lookups, stems,
 // term counts and postings).
 func BenchmarkBuildBreakdown(b *testing.B) {
-	src := testbook.Big(b, bigSize)
+	src := testbook.Sized(b, bigSize)
 	vocab := Build(markdown.Parse(src)).lex.words
 	var parse, spans, stems, analysis time.Duration
 	for b.Loop() {
@@ -156,4 +182,44 @@ func BenchmarkUpdate(b *testing.B) {
 		x.Update(d, r.Pointer.ID)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/update")
+}
+
+// BenchmarkDecodeQuery reports what a search costs a command that finds
+// the novel's document and index encoded beside it (decode both, run a
+// keyword query) instead of parsing and indexing it, as a ratio to the
+// parse + index it saves, and the size of the encoded index.
+func BenchmarkDecodeQuery(b *testing.B) {
+	src := testbook.Sized(b, bigSize)
+	d := markdown.Parse(src)
+	denc, err := d.Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	xenc, err := Build(d).Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{"Симонов", "человек"} {
+		b.Run(q, func(b *testing.B) {
+			var full, cached time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				Build(markdown.Parse(src)).ItemsMatching([]string{q})
+				t1 := time.Now()
+				dd, err := document.Decode(src, denc, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x, err := Decode(dd, xenc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x.ItemsMatching([]string{q})
+				full, cached = full+t1.Sub(t0), cached+time.Since(t1)
+			}
+			b.ReportMetric(float64(cached.Microseconds())/float64(b.N), "µs-decoded")
+			b.ReportMetric(float64(cached)/float64(full), "decoded/parse+build")
+			b.ReportMetric(float64(len(xenc))/float64(len(src)), "index-encoded/size")
+		})
+	}
 }

@@ -17,22 +17,27 @@ const minChunk = 512
 // parallel.
 const minStemRun = 1024
 
+// textItem is an item as the build reads it.
+type textItem struct {
+	id   int
+	text string
+}
+
 // chunk is a run of items (in ID order) analysed by one worker.
 type chunk struct {
-	items []*document.Item
+	items []textItem
 
 	// scan: the words of the items as IDs of the chunk's own word table
 	words wordTable
 	toks  []int32 // word IDs, item after item
 	ends  []int32 // end of each item's words in toks
 
-	// count: the terms (of the index) of each item with their frequencies
-	local []termID   // chunk word ID → term
-	tfs   []termFreq // item after item
-	tfEnd []int32    // end of each item's terms in tfs
-	dls   []int32    // each item's length (number of words)
-	df    []int32    // term → number of the chunk's items that hold it
-	total int64      // sum of the items' lengths
+	// count: how many of the chunk's items hold each term, and their
+	// lengths; then the postings
+	local []termID // chunk word ID → term
+	dls   []int32  // each item's length (number of words)
+	df    []int32  // term → number of the chunk's items that hold it
+	total int64    // sum of the items' lengths
 }
 
 // rebuild indexes d from scratch (the mutex aside, every field is reset).
@@ -48,11 +53,12 @@ type chunk struct {
 //     each distinct surface word is stemmed once (textnorm.Stem), the
 //     words split between the workers, then the stems are interned as
 //     terms;
-//  3. count: each worker turns its word IDs into term frequencies per
-//     item and counts, per term, the items that hold it;
+//  3. count: each worker counts, per term, the items that hold it;
 //  4. fill: the postings are sized exactly (one backing array, no append
-//     slack) and each worker writes those of its items, in ID order, at
-//     offsets known from the counts of the runs before it.
+//     slack) and each worker counts the term frequencies of its items
+//     and writes their postings, in ID order, at offsets known from the
+//     counts of the runs before it (the frequencies are not kept between
+//     the two: they would take more memory than the postings).
 //
 // Splitting and word lookups dominate the cost; stemming, once the
 // dominant part, is small since each distinct word is stemmed once (and
@@ -65,15 +71,16 @@ func (x *Index) rebuild(d *document.Document) {
 
 // rebuildWith is rebuild with a given number of workers.
 func (x *Index) rebuildWith(d *document.Document, workers int) {
-	items := slices.Clone(d.Items())
+	items := make([]textItem, 0, d.Len())
+	d.EachText(func(id int, text string) { items = append(items, textItem{id, text}) })
 	if !slices.IsSortedFunc(items, byID) {
 		slices.SortFunc(items, byID)
 	}
 	maxID := 0
 	if n := len(items); n > 0 {
-		maxID = items[n-1].ID
+		maxID = items[n-1].id
 	}
-	x.doc, x.version = d, d.Version()
+	x.doc, x.version, x.fz = d, d.Version(), nil
 	x.post, x.items, x.nItems, x.total = nil, make([]entry, maxID+1), 0, 0
 
 	chunks := make([]chunk, workers)
@@ -87,7 +94,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	x.fill(chunks)
 }
 
-func byID(a, b *document.Item) int { return a.ID - b.ID }
+func byID(a, b textItem) int { return a.id - b.id }
 
 // parallel runs f on every chunk, each in a goroutine of its own.
 func parallel(chunks []chunk, f func(*chunk)) {
@@ -106,13 +113,13 @@ func parallel(chunks []chunk, f func(*chunk)) {
 func (c *chunk) scan(seed maphash.Seed) {
 	size := 0
 	for _, it := range c.items {
-		size += len(it.Text)
+		size += len(it.text)
 	}
 	c.words.init(seed, 1024)            // grows; a book's vocabulary is small
 	c.toks = make([]int32, 0, size/5+1) // about one word per 6 bytes
 	c.ends = make([]int32, len(c.items))
 	for i, it := range c.items {
-		text := it.Text
+		text := it.text
 		for j := 0; ; {
 			start, end, ok := textnorm.NextWord(text, j)
 			if !ok {
@@ -187,17 +194,37 @@ func (x *Index) terms(chunks []chunk) lexicon {
 	return lex
 }
 
-// count turns the chunk's word IDs into term frequencies, item by item,
-// and counts the items that hold each term (nTerms terms in all).
+// count counts the items of the chunk that hold each term (nTerms terms in
+// all) and each item's length. The term frequencies are counted again
+// when the postings are filled: keeping them meanwhile would take more
+// memory than the postings themselves.
 func (c *chunk) count(nTerms int) {
 	c.df = make([]int32, nTerms)
-	counts := make([]int32, nTerms)
-	var touched []termID
-	c.tfs = make([]termFreq, 0, len(c.toks)) // an item has at most as many terms as words
-	c.tfEnd = make([]int32, len(c.items))
+	seen := make([]int32, nTerms) // the item (index+1) that last counted the term
 	c.dls = make([]int32, len(c.items))
 	start := int32(0)
 	for i, end := range c.ends {
+		mark := int32(i + 1)
+		for _, w := range c.toks[start:end] {
+			if t := c.local[w]; seen[t] != mark {
+				seen[t] = mark
+				c.df[t]++
+			}
+		}
+		c.dls[i] = end - start
+		c.total += int64(end - start)
+		start = end
+	}
+}
+
+// postings writes the chunk's postings into arena, each term's at pos[t]
+// on, item by item, and its entries into x.items.
+func (c *chunk) postings(x *Index, arena []posting, pos []int32) {
+	counts := make([]int32, len(pos))
+	var touched []termID
+	start := int32(0)
+	for i, it := range c.items {
+		end := c.ends[i]
 		for _, w := range c.toks[start:end] {
 			t := c.local[w]
 			if counts[t] == 0 {
@@ -206,14 +233,12 @@ func (c *chunk) count(nTerms int) {
 			counts[t]++
 		}
 		for _, t := range touched {
-			c.tfs = append(c.tfs, termFreq{t, counts[t]})
+			arena[pos[t]] = posting{int32(it.id), counts[t]}
+			pos[t]++
 			counts[t] = 0
-			c.df[t]++
 		}
 		touched = touched[:0]
-		c.tfEnd[i] = int32(len(c.tfs))
-		c.dls[i] = end - start
-		c.total += int64(end - start)
+		x.items[it.id] = entry{text: it.text, dl: c.dls[i], live: true}
 		start = end
 	}
 	c.toks, c.ends, c.local = nil, nil, nil
@@ -241,18 +266,7 @@ func (x *Index) fill(chunks []chunk) {
 	for t := range nTerms {
 		x.post[t] = arena[starts[t]:starts[t+1]:starts[t+1]]
 	}
-	parallel(chunks, func(c *chunk) {
-		pos, start := c.df, int32(0)
-		for i, it := range c.items {
-			id := int32(it.ID)
-			for _, tf := range c.tfs[start:c.tfEnd[i]] {
-				arena[pos[tf.term]] = posting{id, tf.tf}
-				pos[tf.term]++
-			}
-			start = c.tfEnd[i]
-			x.items[it.ID] = entry{text: it.Text, dl: c.dls[i], live: true}
-		}
-	})
+	parallel(chunks, func(c *chunk) { c.postings(x, arena, c.df) })
 	for k := range chunks {
 		x.nItems += len(chunks[k].items)
 		x.total += chunks[k].total

@@ -27,7 +27,7 @@ type reference struct {
 
 func referenceBuild(d *document.Document) reference {
 	items := slices.Clone(d.Items())
-	slices.SortFunc(items, byID)
+	slices.SortFunc(items, func(a, b *document.Item) int { return a.ID - b.ID })
 	r := reference{post: map[string][]posting{}, dls: map[int]int32{}, nItems: len(items)}
 	for _, it := range items {
 		terms := textnorm.Terms(it.Text)

@@ -14,6 +14,12 @@
 // comparing every item's Text with the indexed one and re-indexing the
 // differences, which gives exactly the index a fresh Build would.
 //
+// Search by meaning (vectors.go, hybrid.go, vecfile.go) is kept apart from
+// the inverted index: Vectors holds an embedding per item text, through an
+// Embedder the caller supplies (this package imports nothing of models or
+// HTTP), answers by cosine similarity, and Fuse combines rankings by
+// reciprocal rank fusion.
+//
 // Concurrency: the Document is not safe for concurrent use, so callers
 // serialise edits and searches on it under their own lock. The Index itself
 // guards its state with a read/write mutex: concurrent read-only calls

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"encoding/binary"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -25,12 +27,38 @@ type vocabCache struct {
 	v  *vocab
 }
 
-// vocab is the lexicon's surface words sorted by folded form.
+// vocab is the lexicon's surface words sorted by folded form (then by
+// the word itself), packed: u32 offsets into string bytes, each word's
+// term, and per term the indices of its words. An encoded index holds the
+// same bytes (frozen.go).
 type vocab struct {
-	folded []string
-	words  []string
-	terms  []termID
-	byTerm map[termID][]int // term → indices of its words
+	n                 int
+	foldOff, folds    []byte
+	wordOff, words    []byte
+	terms             []byte
+	byTermOff, byTerm []byte
+}
+
+func (v *vocab) len() int            { return v.n }
+func (v *vocab) folded(i int) string { return packedString(v.foldOff, v.folds, i) }
+func (v *vocab) word(i int) string   { return packedString(v.wordOff, v.words, i) }
+func (v *vocab) term(i int) termID {
+	if i < 0 || 4*i+4 > len(v.terms) {
+		return -1
+	}
+	return termID(binary.LittleEndian.Uint32(v.terms[4*i:]))
+}
+
+// wordsOf returns the indices of the words of a term.
+func (v *vocab) wordsOf(t termID) []byte {
+	if t < 0 || int(t)+1 >= len(v.byTermOff)/4 {
+		return nil
+	}
+	s, e := binary.LittleEndian.Uint32(v.byTermOff[4*t:]), binary.LittleEndian.Uint32(v.byTermOff[4*t+4:])
+	if s > e || int(e) > len(v.byTerm)/4 {
+		return nil
+	}
+	return v.byTerm[4*s : 4*e]
 }
 
 func (c *vocabCache) reset() {
@@ -50,7 +78,6 @@ func (l *lexicon) vocabulary() *vocab {
 	if c.v != nil {
 		return c.v
 	}
-	v := &vocab{byTerm: map[termID][]int{}}
 	type row struct {
 		f, w string
 		t    termID
@@ -65,19 +92,33 @@ func (l *lexicon) vocabulary() *vocab {
 		}
 		return strings.Compare(a.w, b.w)
 	})
+	v := &vocab{n: len(rows)}
+	byTerm := make([][]uint32, len(l.stems))
+	le := binary.LittleEndian
 	for i, r := range rows {
-		v.folded = append(v.folded, r.f)
-		v.words = append(v.words, r.w)
-		v.terms = append(v.terms, r.t)
-		v.byTerm[r.t] = append(v.byTerm[r.t], i)
+		v.foldOff = le.AppendUint32(v.foldOff, uint32(len(v.folds)))
+		v.folds = append(v.folds, r.f...)
+		v.wordOff = le.AppendUint32(v.wordOff, uint32(len(v.words)))
+		v.words = append(v.words, r.w...)
+		v.terms = le.AppendUint32(v.terms, uint32(r.t))
+		byTerm[r.t] = append(byTerm[r.t], uint32(i))
 	}
+	v.foldOff = le.AppendUint32(v.foldOff, uint32(len(v.folds)))
+	v.wordOff = le.AppendUint32(v.wordOff, uint32(len(v.words)))
+	for _, ws := range byTerm {
+		v.byTermOff = le.AppendUint32(v.byTermOff, uint32(len(v.byTerm)/4))
+		for _, w := range ws {
+			v.byTerm = le.AppendUint32(v.byTerm, w)
+		}
+	}
+	v.byTermOff = le.AppendUint32(v.byTermOff, uint32(len(v.byTerm)/4))
 	c.v = v
 	return v
 }
 
 // expand returns the terms of the index's words that match t, and those of
 // them that also hold words that do not.
-func (l *lexicon) expand(t textnorm.Term) ([]termID, map[termID]bool) {
+func expand(l lexView, t textnorm.Term) ([]termID, map[termID]bool) {
 	var terms []termID
 	if id, ok := l.term(t.Stem); ok {
 		terms = append(terms, id) // every word of t's own stem matches
@@ -91,8 +132,9 @@ func (l *lexicon) expand(t textnorm.Term) ([]termID, map[termID]bool) {
 		seen[id] = true
 	}
 	for _, p := range t.Prefixes() {
-		for i, _ := slices.BinarySearch(v.folded, p); i < len(v.folded) && strings.HasPrefix(v.folded[i], p); i++ {
-			if id := v.terms[i]; !seen[id] && t.Matches(v.words[i]) {
+		i := sort.Search(v.len(), func(i int) bool { return v.folded(i) >= p })
+		for ; i < v.len() && strings.HasPrefix(v.folded(i), p); i++ {
+			if id := v.term(i); !seen[id] && t.Matches(v.word(i)) {
 				seen[id] = true
 				terms = append(terms, id)
 			}
@@ -100,11 +142,12 @@ func (l *lexicon) expand(t textnorm.Term) ([]termID, map[termID]bool) {
 	}
 	var impure map[termID]bool
 	for _, id := range terms {
-		if l.stems[id] == t.Stem && !t.Capital {
+		if l.stem(id) == t.Stem && !t.Capital {
 			continue // every word of t's own stem matches
 		}
-		for _, i := range v.byTerm[id] {
-			if !t.Matches(v.words[i]) {
+		ws := v.wordsOf(id)
+		for k := 0; k < len(ws); k += 4 {
+			if !t.Matches(v.word(int(binary.LittleEndian.Uint32(ws[k:])))) {
 				if impure == nil {
 					impure = map[termID]bool{}
 				}
@@ -120,12 +163,12 @@ func (l *lexicon) expand(t textnorm.Term) ([]termID, map[termID]bool) {
 // sorted by item, with tf the occurrences of its terms. Items reached only
 // through impure terms are kept only if their text holds a matching word.
 func (x *Index) group(t textnorm.Term) []posting {
-	terms, impure := x.lex.expand(t)
+	terms, impure := expand(x.lexv(), t)
 	switch {
 	case len(terms) == 0:
 		return nil
 	case len(terms) == 1 && len(impure) == 0:
-		return x.post[terms[0]]
+		return x.postingsOf(terms[0])
 	}
 	type acc struct {
 		tf   int32
@@ -133,7 +176,7 @@ func (x *Index) group(t textnorm.Term) []posting {
 	}
 	byItem := map[int32]*acc{}
 	for _, id := range terms {
-		for _, p := range x.post[id] {
+		for _, p := range x.postingsOf(id) {
 			a := byItem[p.item]
 			if a == nil {
 				a = &acc{}
@@ -145,7 +188,7 @@ func (x *Index) group(t textnorm.Term) []posting {
 	}
 	out := make([]posting, 0, len(byItem))
 	for item, a := range byItem {
-		if a.pure || t.MatchText(x.items[item].text) {
+		if a.pure || x.matchText(t, item) {
 			out = append(out, posting{item: item, tf: a.tf})
 		}
 	}

@@ -41,6 +41,9 @@ type Index struct {
 	items   []entry     // by item ID
 	nItems  int         // live items
 	total   int64       // sum of dl over live items
+	// fz, when set, is the encoding a decoded index answers from; lex,
+	// post and items are unset until thaw (frozen.go).
+	fz *frozenIndex
 }
 
 // Build indexes every item of d.
@@ -70,6 +73,7 @@ func (x *Index) Update(d *document.Document, ids ...int) {
 		x.rebuild(d)
 		return
 	}
+	x.thaw()
 	for _, id := range ids {
 		x.reindex(d, id)
 	}

@@ -80,7 +80,7 @@ func (x *Index) bm25(d *document.Document, terms []textnorm.Term, f *filter) []h
 		if !ok {
 			break
 		}
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(x.items[id].dl)/avgdl)
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(x.dlOf(id))/avgdl)
 		score, matches := 0.0, 0
 		for _, l := range lists {
 			if l.pos < len(l.list) && l.list[l.pos].item == id {

@@ -113,6 +113,7 @@ func (x *Index) resync(d *document.Document) {
 		x.rebuild(d)
 		return
 	}
+	x.thaw()
 	for _, it := range d.Items() {
 		x.reindex(d, it.ID)
 	}

@@ -11,7 +11,7 @@ import (
 // few compact arena blocks: a lookup touches one slot and, on a tag
 // match, the word's bytes, and allocates nothing.
 type wordTable struct {
-	seed  maphash.Seed
+	seed  uint64   // random, so no text can be made to collide on purpose
 	slots []uint64 // 0 if empty, else the hash's high 32 bits << 32 | ID+1
 	words []string // ID → word, in the arena
 	arena strings.Builder
@@ -26,13 +26,27 @@ func (t *wordTable) init(seed maphash.Seed, n int) {
 	for size < 2*n {
 		size *= 2
 	}
-	*t = wordTable{seed: seed, slots: make([]uint64, size), words: make([]string, 0, n)}
+	*t = wordTable{seed: maphash.String(seed, "") | 1, slots: make([]uint64, size), words: make([]string, 0, n)}
+}
+
+// hash is a seeded FNV-1a of w, finished by a multiply-xorshift so that
+// the low bits (the slot) and the high bits (the tag) both depend on every
+// byte; inline, it costs a fraction of a call to a general hash on the
+// short strings words are.
+func (t *wordTable) hash(w string) uint64 {
+	h := t.seed
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * 0x100000001b3
+	}
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>32
 }
 
 // id returns the ID of w, adding it if new. w is not retained: a new
 // word is copied into the arena.
 func (t *wordTable) id(w string) int32 {
-	h := maphash.String(t.seed, w)
+	h := t.hash(w)
 	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -69,7 +83,7 @@ func (t *wordTable) grow() {
 	t.slots = make([]uint64, 2*len(t.slots))
 	mask := uint64(len(t.slots) - 1)
 	for id, w := range t.words {
-		h := maphash.String(t.seed, w)
+		h := t.hash(w)
 		i := h & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask

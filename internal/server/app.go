@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +20,13 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/server/config"
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/postgres"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
 	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
@@ -64,15 +68,15 @@ type AppOptions struct {
 	Web WebApp
 }
 
-// App is the whole aite server built from a configuration: the SQLite
-// store, the definition directories (built-ins written at start, hot
+// App is the whole aite server built from a configuration: the store
+// (SQLite, or PostgreSQL shared with other nodes), the definition directories (built-ins written at start, hot
 // reloaded), the model registry, the documents (the sample book registered
 // on the first start), the engine, the run manager and the HTTP server.
 type App struct {
 	cfg     config.Config
 	opts    AppOptions
 	log     *slog.Logger
-	store   *sqlite.Store
+	store   store.Store
 	models  *builtins.Models
 	watcher *agentdef.Watcher
 	docs    *Documents
@@ -110,15 +114,16 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 	if err := a.loadDefinitions(); err != nil {
 		return nil, err
 	}
-	if a.store, err = sqlite.Open(cfg.Storage.SQLitePath); err != nil {
+	if a.store, err = a.openStore(ctx); err != nil {
 		return nil, fmt.Errorf("server: open the database: %w", err)
 	}
-	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log})
+	a.runs = NewRunManager(a.store, RunOptions{Clock: opts.Clock, Logger: a.log, Lease: cfg.Lease()})
 	if err := a.runs.RecoverInterrupted(ctx); err != nil {
 		a.log.Error("closing interrupted runs failed", "err", err)
 	}
 	a.docs = NewDocuments(a.store, opts.Clock)
 	a.docs.Logger = a.log
+	a.enableEmbeddings()
 	if err := a.registerSample(ctx); err != nil {
 		return nil, err
 	}
@@ -126,6 +131,31 @@ func NewApp(ctx context.Context, cfg config.Config, opts AppOptions) (_ *App, er
 		return nil, err
 	}
 	return a, nil
+}
+
+// openStore opens storage.store: PostgreSQL as the node cluster.node, else
+// the SQLite file.
+func (a *App) openStore(ctx context.Context) (store.Store, error) {
+	dsn := a.cfg.PostgresDSN()
+	if dsn == "" {
+		a.log.Info("storage", "sqlite", a.cfg.Storage.SQLitePath)
+		return sqlite.Open(a.cfg.Storage.SQLitePath)
+	}
+	st, err := postgres.Open(ctx, dsn, postgres.Options{Node: a.cfg.Cluster.Node, Logger: a.log})
+	if err != nil {
+		return nil, err
+	}
+	a.log.Info("storage", "postgres", redactDSN(dsn), "schema", st.Schema(), "node", st.Node(), "lease", a.cfg.Lease())
+	return st, nil
+}
+
+// redactDSN hides the password of a postgres:// URL.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
 
 // Config returns the configuration the app was built from.
@@ -137,7 +167,11 @@ func (a *App) Handler() http.Handler { return a.server.Handler() }
 // prepareDirs creates the data directories and writes the built-ins.
 func (a *App) prepareDirs() error {
 	d := a.cfg.Dirs
-	for _, dir := range []string{a.cfg.Data, filepath.Dir(a.cfg.Storage.SQLitePath), d.Agents, d.Models, d.Tools, d.Skills, d.Viewports, d.Data} {
+	dirs := []string{a.cfg.Data, d.Agents, d.Models, d.Tools, d.Skills, d.Viewports, d.Data}
+	if a.cfg.PostgresDSN() == "" {
+		dirs = append(dirs, filepath.Dir(a.cfg.Storage.SQLitePath))
+	}
+	for _, dir := range dirs {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("server: create directory: %w", err)
 		}
@@ -267,7 +301,8 @@ var builtinTools = sync.OnceValue(func() []tool.Tool {
 })
 
 // registerSample stores the sample book unless a document of its name
-// exists.
+// exists. Its id is derived from its name, so nodes of a shared store
+// starting at once store it once.
 func (a *App) registerSample(ctx context.Context) error {
 	name, sample := a.opts.SampleName, a.opts.Sample
 	if len(sample) == 0 {
@@ -282,12 +317,36 @@ func (a *App) registerSample(ctx context.Context) error {
 			return nil
 		}
 	}
-	d, err := a.docs.Create(ctx, name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	d, err := a.docs.createAs(ctx, uuidV5(name), name, sample, max(a.cfg.Documents.MaxBytes, int64(len(sample))))
+	if errors.Is(err, store.ErrExists) {
+		return nil // another node registered it just now
+	}
 	if err != nil {
 		return fmt.Errorf("server: register the sample book: %w", err)
 	}
 	a.log.Info("sample book registered", "documentId", d.ID, "name", d.Name)
 	return nil
+}
+
+// enableEmbeddings turns search by meaning on for the documents when an
+// embedding model is configured (AITE_EMBED_MODEL or embedModel; read at
+// start: a change needs a restart).
+func (a *App) enableEmbeddings() {
+	reg := a.models.Registry()
+	if reg == nil {
+		return
+	}
+	e, m, err := reg.Embedder("")
+	switch {
+	case errors.Is(err, models.ErrNoEmbedModel):
+		a.log.Info("no embedding model is configured: documents are searched by words (AITE_EMBED_MODEL turns search by meaning on)")
+		return
+	case err != nil:
+		a.log.Warn("the embedding model cannot be used", "err", err)
+		return
+	}
+	a.docs.SetEmbeddings(&editor.Embeddings{Embedder: e, Model: m.Key})
+	a.log.Info("embedding model", "key", m.Key, "provider", m.Provider, "modelId", m.ModelID)
 }
 
 // newServer builds the engine and the HTTP server.

@@ -202,7 +202,23 @@ func (s chatService) startRun(ctx context.Context, q *preparedQuery) (*Run, erro
 	if err := s.saveChat(ctx, q); err != nil {
 		return nil, err
 	}
-	runID := s.runID.Next()
+	for attempt := 1; ; attempt++ {
+		run, err := s.startRunAs(ctx, q, s.runID.Next())
+		if busy, ok := errors.AsType[*BusyError](err); ok {
+			return nil, busyError(busy.RunID)
+		}
+		if !errors.Is(err, store.ErrExists) || attempt == runIDAttempts {
+			return run, err
+		}
+	}
+}
+
+// runIDAttempts bounds the run ids tried for one query: an id another
+// node issued in the same millisecond is taken, and the next one is tried.
+const runIDAttempts = 5
+
+// startRunAs starts the run of q with id runID.
+func (s chatService) startRunAs(ctx context.Context, q *preparedQuery, runID string) (*Run, error) {
 	rq := requestQuery(q, runID)
 	stored, err := json.Marshal(rq)
 	if err != nil {
@@ -219,7 +235,7 @@ func (s chatService) startRun(ctx context.Context, q *preparedQuery) (*Run, erro
 			return nil, err
 		}
 	}
-	run, err := s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
+	return s.opts.Runs.Start(ctx, RunSpec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID,
 		AgentKey: q.agent.Key, Query: stored,
 		Bootstrap: func(a *Assembler) { a.Bootstrap(rq, chatStart) },
 		Execute: func(ctx context.Context, a *Assembler) error {
@@ -235,11 +251,6 @@ func (s chatService) startRun(ctx context.Context, q *preparedQuery) (*Run, erro
 			s.recordRunEnd(ctx, q.chatID, runID, q.req.Message, content)
 		},
 	})
-	if errors.Is(err, ErrChatBusy) {
-		id, _ := s.opts.Runs.Active(q.chatID)
-		return nil, busyError(id)
-	}
-	return run, err
 }
 
 // saveChat creates a new chat bound to the resolved agent and document, or

@@ -245,7 +245,7 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 		}
 		d.RawMessages = &msgs
 	}
-	if id, ok := s.opts.Runs.Active(chat.ID); ok {
+	if id, ok := s.opts.Runs.Active(ctx, chat.ID); ok {
 		d.ActiveRunID = id
 	}
 	return d, nil
@@ -253,7 +253,8 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 
 // runEvents returns the live event log of a run so far, from the store
 // (every event a client saw is stored): for a running run the events its
-// subscribers may see, so not a terminal event stored but not yet sent.
+// subscribers may see, so not a terminal event stored but not yet sent
+// (for a run of another node: while the store says it is running).
 func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, error) {
 	log, err := s.opts.Store.ListEvents(ctx, run.ID, 0)
 	if err != nil {
@@ -263,6 +264,8 @@ func (s *Server) runEvents(ctx context.Context, run store.Run) ([]store.Event, e
 		for len(log) > 0 && log[len(log)-1].Seq > visible {
 			log = log[:len(log)-1]
 		}
+	} else if n := len(log); run.Status == store.RunRunning && n > 0 && Terminal(log[n-1].Type) {
+		log = log[:n-1]
 	}
 	return log, nil
 }
@@ -339,9 +342,13 @@ func (s *Server) chatImageToken(ctx context.Context, chatID string) string {
 	return tok
 }
 
-// handleRuns serves GET /runs [EXT]: the running runs the request may see.
+// handleRuns serves GET /runs [EXT]: the running runs of every node the request may see.
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
-	list := s.opts.Runs.List()
+	list, err := s.opts.Runs.Running(r.Context())
+	if err != nil {
+		s.writeInternal(w, r, err)
+		return
+	}
 	out := make([]RunSummary, 0, len(list))
 	for _, ri := range list {
 		if _, err := s.visibleChat(r.Context(), ri.ChatID); err != nil {
@@ -368,7 +375,7 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.checkRun(r.Context(), runID)
 	if err == nil {
-		err = s.opts.Runs.Cancel(runID)
+		err = s.opts.Runs.Cancel(r.Context(), runID)
 	}
 	switch {
 	case errors.Is(err, ErrRunNotFound):

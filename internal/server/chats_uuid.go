@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/rand"
+	"crypto/sha1"
 	"encoding/hex"
 	"strings"
 )
@@ -37,6 +38,27 @@ func uuidV4() string {
 	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails (it panics on a broken system)
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
+	return formatUUID(u)
+}
+
+// sampleNamespace is the UUID namespace of uuidV5 (RFC 9562 § 5.5).
+var sampleNamespace = [16]byte{0x6b, 0x3e, 0x0c, 0x52, 0x1d, 0x4a, 0x4e, 0x8f, 0x9a, 0x43, 0x2f, 0x61, 0x5c, 0x0d, 0x77, 0x1e}
+
+// uuidV5 returns the name-based UUID of name: the same on every node, so
+// nodes starting at once register one sample book, not one each.
+func uuidV5(name string) string {
+	h := sha1.New()
+	h.Write(sampleNamespace[:])
+	h.Write([]byte(name))
+	var u [16]byte
+	copy(u[:], h.Sum(nil))
+	u[6] = u[6]&0x0f | 0x50
+	u[8] = u[8]&0x3f | 0x80
+	return formatUUID(u)
+}
+
+// formatUUID writes u in the canonical lowercase 8-4-4-4-12 form.
+func formatUUID(u [16]byte) string {
 	var b [36]byte
 	hex.Encode(b[0:8], u[0:4])
 	hex.Encode(b[9:13], u[4:6])

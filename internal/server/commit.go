@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -106,11 +107,17 @@ func (c *committer) commit(runs []*Run) bool {
 		c.log.Warn("run events: group commit failed; storing run by run", "events", len(batch), "err", err)
 		for _, t := range takes {
 			n, err := c.storeRun(ctx, t)
-			if err != nil {
+			switch {
+			case errors.Is(err, store.ErrNotOwner):
+				t.r.stored(n)
+				t.r.lose()
+			case err != nil:
 				ok = false
 				c.log.Error("run events: storing failed; retrying", "run", t.r.id, "err", err)
+				t.r.stored(n)
+			default:
+				t.r.stored(n)
 			}
-			t.r.stored(n)
 		}
 	}
 	for _, r := range runs {
@@ -124,11 +131,16 @@ func (c *committer) commit(runs []*Run) bool {
 // storeRun stores one run's taken events alone; after a failure it reads
 // the run's last stored seq, so events that did reach the store (a commit
 // whose answer was lost) count as stored and are never stored twice. It
-// returns how many of the events are stored.
+// returns how many of the events are stored. store.ErrNotOwner (another
+// node took the run over) is returned as it is: nothing more of the run's
+// is stored.
 func (c *committer) storeRun(ctx context.Context, t taken) (int, error) {
 	err := c.st.AppendEvents(ctx, t.r.id, t.events...)
 	if err == nil {
 		return len(t.events), nil
+	}
+	if errors.Is(err, store.ErrNotOwner) {
+		return 0, err
 	}
 	last, lerr := c.st.LastSeq(ctx, t.r.id)
 	if lerr != nil {

@@ -16,7 +16,7 @@ import (
 // approvalId: such a client renders the viewport (it shows the diffs of
 // the edits), and its /submit {runId, toolId: approvalId, params:
 // {confirmed, comment?, approved?}} answers the approval like an
-// {decision…} would (engine.parseCallDecision). The decision closes the
+// {decision…} would (parseCallDecision). The decision closes the
 // call with a tool.result. The call is the stream's only: the model never
 // sees it.
 

@@ -47,6 +47,15 @@ const MaxDocumentName = 200
 // endpoint reads that report a revision, so the in-memory text, the stored
 // text and the revision always agree.
 //
+// Several nodes: on a store shared by several server processes
+// (store.DocumentLocks), each node keeps its own copy in memory, so the
+// per-document lock is also taken in the store, across the nodes, and a
+// copy older than the stored revision (another node edited the document)
+// is loaded again before the call: an edit is always made on the current
+// text and written as the next revision, never over another node's. A
+// reload starts the document's cursors and undo journal afresh; item ids
+// are kept (they are stored).
+//
 // Item ids survive restarts: the store keeps each document's item ids with
 // its text (written at create and with every edit), and a document is
 // loaded with them, so a pointer the model saw before a restart (in chat
@@ -69,7 +78,6 @@ type docState struct {
 	mu       sync.Mutex
 	loaded   bool   // the session holds the document
 	revision int    // the revision of the session's text
-	src      string // the stored text at revision (the base of the next edit's splice)
 	owner    string // store.Document.Owner
 }
 
@@ -79,7 +87,9 @@ func NewDocuments(st store.Store, clock func() time.Time) *Documents {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d := &Documents{st: st, clock: clock, session: editor.New(), docs: map[string]*docState{}}
+	d.session.SetDataStore(docData{st: st, clock: clock})
+	return d
 }
 
 func (d *Documents) logger() *slog.Logger {
@@ -93,6 +103,11 @@ func (d *Documents) logger() *slog.Logger {
 // non-empty, ≤ max bytes) and stores a document at revision 0. The name is
 // trimmed and must have 1..MaxDocumentName characters.
 func (d *Documents) Create(ctx context.Context, name string, markdown []byte, maxBytes int64) (store.Document, error) {
+	return d.createAs(ctx, uuidV4(), name, markdown, maxBytes)
+}
+
+// createAs is Create with the document id given.
+func (d *Documents) createAs(ctx context.Context, id, name string, markdown []byte, maxBytes int64) (store.Document, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxDocumentName {
 		return store.Document{}, ErrDocumentName
@@ -101,7 +116,6 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 	if err != nil {
 		return store.Document{}, err
 	}
-	id := uuidV4()
 	d.session.Load(id, src)
 	ids, next, err := d.session.ItemIDs(id)
 	now := d.clock()
@@ -115,7 +129,7 @@ func (d *Documents) Create(ctx context.Context, name string, markdown []byte, ma
 		return store.Document{}, fmt.Errorf("create document: %w", err)
 	}
 	d.mu.Lock()
-	d.docs[id] = &docState{loaded: true, src: doc.Markdown, owner: doc.Owner}
+	d.docs[id] = &docState{loaded: true, owner: doc.Owner}
 	d.mu.Unlock()
 	return doc, nil
 }
@@ -153,28 +167,49 @@ func (d *Documents) entry(id string) *docState {
 // locked runs f under the lock of document id, loading the document from
 // the store into the session first if needed. An unknown document fails
 // with an error wrapping store.ErrNotFound (and leaves no state behind).
+// On a store shared by several nodes the lock is the store's too, and a
+// copy older than the stored revision is loaded again.
 func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) error) error {
 	ds := d.entry(id)
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	if dl, ok := d.st.(store.DocumentLocks); ok {
+		rev, unlock, err := dl.LockDocument(ctx, id)
+		if err != nil {
+			d.forgetMissing(id, ds, err)
+			return err
+		}
+		defer unlock()
+		if ds.loaded && rev != ds.revision {
+			d.logger().Info("document changed on another node; loading it again", "documentId", id,
+				"revision", ds.revision, "stored", rev)
+			ds.loaded = false
+		}
+	}
 	if !ds.loaded {
 		doc, err := d.st.GetDocument(ctx, id)
 		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				d.mu.Lock()
-				if d.docs[id] == ds {
-					delete(d.docs, id)
-				}
-				d.mu.Unlock()
-			}
+			d.forgetMissing(id, ds, err)
 			return err
 		}
 		if err := d.load(doc); err != nil {
 			return err
 		}
-		ds.loaded, ds.revision, ds.src, ds.owner = true, doc.Revision, doc.Markdown, doc.Owner
+		ds.loaded, ds.revision, ds.owner = true, doc.Revision, doc.Owner
 	}
 	return f(ds)
+}
+
+// forgetMissing drops the state of a document the store does not have.
+func (d *Documents) forgetMissing(id string, ds *docState, err error) {
+	if !errors.Is(err, store.ErrNotFound) {
+		return
+	}
+	d.mu.Lock()
+	if d.docs[id] == ds {
+		delete(d.docs, id)
+	}
+	d.mu.Unlock()
 }
 
 // owner returns the owner of document id (loading it like every access).
@@ -233,9 +268,10 @@ func (d *Documents) load(doc store.Document) error {
 // BookTools returns the book tools (booktools.Tools) bound to document docID,
 // by lowercase name. Edit tools run under a per-document lock; each applied
 // edit is persisted with store.ApplyDocumentEdit (revision = current + 1,
-// the new Markdown, item count and item ids, DocumentEdit row with RunID =
-// runID and ToolID = agent.CallID(ctx), op, pointer, newPointer, before,
-// after) and reported in Result.Edits with Book = docID and Revision set.
+// the change of the text and of the item ids, the new content when the
+// store asks for a snapshot, DocumentEdit row with RunID = runID and ToolID
+// = agent.CallID(ctx), op, pointer, newPointer, before, after) and
+// reported in Result.Edits with Book = docID and Revision set.
 // ag may be nil; otherwise a copy working on the documents' session runs
 // cursor-agent tasks.
 func (d *Documents) BookTools(ctx context.Context, docID, runID string, ag *cursoragent.Agent) (map[string]tool.Tool, error) {
@@ -307,44 +343,42 @@ func (t *docTool) Call(ctx context.Context, args json.RawMessage) (tool.Result, 
 				return nil
 			}
 		}
-		var err error
+		since, err := t.docs.session.Version(t.docID)
+		if err != nil {
+			return err
+		}
 		res, err = t.Tool.Call(ctx, args)
 		if err != nil || len(res.Edits) == 0 {
 			return err
 		}
-		res = t.docs.persist(ctx, ds, t.docID, t.runID, agent.CallID(ctx), res)
+		res = t.docs.persist(ctx, ds, t.docID, t.runID, agent.CallID(ctx), res, since)
 		return ctx.Err()
 	})
 	return res, err
 }
 
-// persist stores the edits of one call, each as the next revision with the
-// document's text and item ids after the call (the store keeps only the
-// current text, and the book tools apply one operation per call anyway).
-// If nothing could be stored, the call's edits are undone in the session
-// and an error result is returned. If a later edit of several fails, the stored text already
+// persist stores the edits of one call, each as the next revision. The
+// first records what the call changed (the text and the item IDs, from the
+// session's version since before the call), the others an empty change, so
+// the store journals the call's change instead of copying the document
+// (store/journal.go); the document's content is handed over only for the
+// snapshots the store writes now and then. If nothing could be stored, the
+// call's edits are undone in the session and an error result is
+// returned. If a later edit of several fails, the stored document already
 // holds them all: they stay applied and only the journaled ones are
 // reported.
-func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result) tool.Result {
-	src, err := d.session.Source(docID)
-	var c store.DocumentContent
-	if err == nil {
-		c.Markdown = string(src)
-		c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(docID)
-		c.ItemCount = len(c.ItemIDs)
-	}
+func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, toolID string, res tool.Result, since int) tool.Result {
+	c := store.DocumentContent{Later: func() store.DocumentContent { return d.content(docID) }}
+	first, err := d.change(ctx, ds, docID, since)
 	n := 0
 	for err == nil && n < len(res.Edits) {
-		sp := &store.Splice{} // the text changed with the call's first edit
-		if n == 0 {
-			sp = spliceOf(ds.src, c.Markdown)
+		sp, ids := first.Splice, first.IDs // the text and IDs changed with the call's first edit
+		if n > 0 {
+			sp, ids = &store.Splice{}, &store.IDSplice{Next: first.IDs.Next}
 		}
-		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, &res.Edits[n]); err == nil {
+		if err = d.record(ctx, ds, docID, runID, toolID, c, sp, ids, &res.Edits[n]); err == nil {
 			n++
 		}
-	}
-	if n > 0 {
-		ds.src = c.Markdown
 	}
 	switch {
 	case err == nil:
@@ -362,12 +396,50 @@ func (d *Documents) persist(ctx context.Context, ds *docState, docID, runID, too
 	return tool.Errorf("tool_failed", "The edit could not be saved, so it was not applied; the document is unchanged. Try again.")
 }
 
-// record stores one edit, which changed the text by sp, as the next
-// revision and stamps it.
-func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent, sp *store.Splice, e *tool.Edit) error {
+// content returns the content of a loaded document, as the store keeps it.
+func (d *Documents) content(docID string) store.DocumentContent {
+	var c store.DocumentContent
+	src, err := d.session.Source(docID)
+	if err == nil {
+		c.Markdown = string(src)
+		c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(docID)
+		c.ItemCount = len(c.ItemIDs)
+	}
+	if err != nil {
+		c.ItemCount = -1 // refused by the store: cannot happen under the document's lock
+	}
+	return c
+}
+
+// change returns what the edits since version since did to a locked
+// document, as the store journals it: from the session, at a cost in
+// proportion to the change; or, should the session not know it, by
+// comparing the stored revision with the session's content.
+func (d *Documents) change(ctx context.Context, ds *docState, docID string, since int) (store.DocumentEdit, error) {
+	ch, ok, err := d.session.ChangeSince(docID, since)
+	if err != nil {
+		return store.DocumentEdit{}, err
+	}
+	if ok {
+		return store.DocumentEdit{Splice: &store.Splice{At: ch.Text.Start, Old: ch.Text.Old, New: ch.Text.New},
+			IDs: &store.IDSplice{At: ch.At, Old: ch.Old, New: ch.IDs, Next: ch.Next}}, nil
+	}
+	d.logger().Warn("edit compared with the stored document", "documentId", docID, "revision", ds.revision)
+	old, err := d.st.GetDocument(ctx, docID)
+	if err != nil {
+		return store.DocumentEdit{}, err
+	}
+	now := d.content(docID)
+	return store.DocumentEdit{Splice: spliceOf(old.Markdown, now.Markdown), IDs: idSpliceOf(old.ItemIDs, now.ItemIDs, now.NextItemID)}, nil
+}
+
+// record stores one edit, which changed the text by sp and the item IDs by
+// ids, as the next revision and stamps it.
+func (d *Documents) record(ctx context.Context, ds *docState, docID, runID, toolID string, c store.DocumentContent,
+	sp *store.Splice, ids *store.IDSplice, e *tool.Edit) error {
 	doc, err := d.st.ApplyDocumentEdit(ctx, docID, c, store.DocumentEdit{
 		DocumentID: docID, Revision: ds.revision + 1, RunID: runID, ToolID: toolID, Op: e.Op,
-		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp})
+		Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After, At: d.clock(), Splice: sp, IDs: ids})
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,7 @@ func (s *Server) registerDocuments() {
 	s.mux.HandleFunc("GET /api/ap/document/raw", s.getDocumentRaw)
 	s.mux.HandleFunc("GET /api/ap/document/history", s.getDocumentHistory)
 	s.registerDocumentViews()
+	s.registerCodex()
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aitexteditor/aite/internal/store"
 )
@@ -36,6 +37,18 @@ func spliceOf(old, new string) *store.Splice {
 	for n := min(len(old), len(new)) - pre; suf < n && old[len(old)-1-suf] == new[len(new)-1-suf]; suf++ {
 	}
 	return &store.Splice{At: pre, Old: old[pre : len(old)-suf], New: new[pre : len(new)-suf]}
+}
+
+// idSpliceOf returns the change from the item IDs old to new (next is the
+// next item ID after it): the IDs between their common prefix and suffix.
+func idSpliceOf(old, new []int, next int) *store.IDSplice {
+	pre := 0
+	for n := min(len(old), len(new)); pre < n && old[pre] == new[pre]; pre++ {
+	}
+	suf := 0
+	for n := min(len(old), len(new)) - pre; suf < n && old[len(old)-1-suf] == new[len(new)-1-suf]; suf++ {
+	}
+	return &store.IDSplice{At: pre, Old: len(old) - pre - suf, New: slices.Clone(new[pre : len(new)-suf]), Next: next}
 }
 
 // unsplice undoes the splices of edits (ascending by revision) on text, the
@@ -76,7 +89,11 @@ func (d *Documents) rebuild(ctx context.Context, ds *docState, id string, rev in
 	if err != nil {
 		return "", err
 	}
-	return unsplice(ds.src, edits)
+	src, err := d.session.Source(id)
+	if err != nil {
+		return "", err
+	}
+	return unsplice(string(src), edits)
 }
 
 // Revert restores the text of revision rev of document id as its next
@@ -104,30 +121,27 @@ func (d *Documents) Revert(ctx context.Context, id string, rev int) (store.Docum
 // replaceText makes text the next revision of a locked document (an edit
 // that restored revision rev).
 func (d *Documents) replaceText(ctx context.Context, ds *docState, id, text string, rev int, out *store.Document) error {
-	prev, err := d.session.Source(id)
-	if err != nil {
-		return err
+	prev := d.content(id)
+	if prev.ItemCount < 0 {
+		return fmt.Errorf("document %s is not loaded", id)
 	}
 	if _, err := d.session.Reload(id, []byte(text)); err != nil {
 		return err
 	}
-	c := store.DocumentContent{Markdown: text}
-	c.ItemIDs, c.NextItemID, err = d.session.ItemIDs(id)
-	c.ItemCount = len(c.ItemIDs)
-	sp := spliceOf(ds.src, text)
-	ptr := ""
-	if err == nil {
-		ptr = d.firstItemFrom(id, sp.At)
-		*out, err = d.st.ApplyDocumentEdit(ctx, id, c, store.DocumentEdit{DocumentID: id, Revision: ds.revision + 1,
-			Op: OpRevert, Pointer: ptr, At: d.clock(), Splice: sp, RevertedTo: &rev})
-	}
+	now := d.content(id)
+	sp := spliceOf(prev.Markdown, text)
+	ptr := d.firstItemFrom(id, sp.At)
+	var err error
+	*out, err = d.st.ApplyDocumentEdit(ctx, id, now, store.DocumentEdit{DocumentID: id, Revision: ds.revision + 1,
+		Op: OpRevert, Pointer: ptr, At: d.clock(), Splice: sp, IDs: idSpliceOf(prev.ItemIDs, now.ItemIDs, now.NextItemID),
+		RevertedTo: &rev})
 	if err != nil {
-		if _, rerr := d.session.Reload(id, prev); rerr != nil {
+		if _, rerr := d.session.Reload(id, []byte(prev.Markdown)); rerr != nil {
 			ds.loaded = false // reload from the store on next use
 		}
 		return err
 	}
-	ds.revision, ds.src = out.Revision, text
+	ds.revision = out.Revision
 	return nil
 }
 

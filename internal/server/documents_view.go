@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -184,7 +185,8 @@ func (s *Server) documentQueryFailure(w http.ResponseWriter, r *http.Request, id
 	var pe *document.PointerError
 	switch {
 	case errors.As(err, &pe), errors.Is(err, pointer.ErrSyntax), errors.Is(err, document.ErrNotFound),
-		errors.Is(err, search.ErrEmptyQuery), errors.Is(err, search.ErrRange), errors.Is(err, search.ErrNotHeading):
+		errors.Is(err, search.ErrEmptyQuery), errors.Is(err, search.ErrRange), errors.Is(err, search.ErrNotHeading),
+		errors.Is(err, codex.ErrNotFound), errors.Is(err, codex.ErrAmbiguous):
 		writeError(w, http.StatusBadRequest, err.Error(), nil)
 	default:
 		s.documentFailure(w, r, id, err)
@@ -192,19 +194,24 @@ func (s *Server) documentQueryFailure(w http.ResponseWriter, r *http.Request, id
 }
 
 // The search modes of GET /document/find: the modes of `aite find`.
-var findModes = map[string]editor.SearchMode{"all": editor.All, "exact": editor.Exact, "ranked": editor.Ranked}
+var findModes = map[string]editor.SearchMode{"all": editor.All, "exact": editor.Exact, "ranked": editor.Ranked,
+	"semantic": editor.Semantic, "hybrid": editor.Hybrid, "auto": editor.MeaningAuto, "entry": "entry"}
 
 // Limits of GET /document/find.
 const defaultFindLimit = 100
 
 // documentFound is the data of GET /document/find.
 type documentFound struct {
-	DocumentID   string     `json:"documentId"`
-	Revision     int        `json:"revision"`
-	Mode         string     `json:"mode"`
-	Query        string     `json:"query"`
-	LimitReached bool       `json:"limitReached"`
-	Results      []foundHit `json:"results"`
+	DocumentID   string `json:"documentId"`
+	Revision     int    `json:"revision"`
+	Mode         string `json:"mode"`
+	Query        string `json:"query"`
+	LimitReached bool   `json:"limitReached"`
+	// RankedBy and Notice: how a search by meaning ranked in the end
+	// (ranked by words when it could not) and why.
+	RankedBy string     `json:"rankedBy,omitempty"`
+	Notice   string     `json:"notice,omitempty"`
+	Results  []foundHit `json:"results"`
 }
 
 // foundHit is one result: Excerpt is HTML, the matches in <mark>.
@@ -224,7 +231,7 @@ func findArgs(q url.Values) (mode string, opt search.Options, err error) {
 		mode = "all"
 	}
 	if _, ok := findModes[mode]; !ok {
-		return "", opt, badRequest("Invalid mode: %s. Use all|exact|ranked", mode)
+		return "", opt, badRequest("Invalid mode: %s. Use all|exact|ranked|semantic|hybrid|auto|entry", mode)
 	}
 	opt = search.Options{Limit: defaultFindLimit, Within: strings.TrimSpace(q.Get("within"))}
 	if v := strings.TrimSpace(q.Get("limit")); v != "" {
@@ -259,19 +266,37 @@ func (s *Server) getDocumentFind(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := documentFound{DocumentID: id, Mode: mode, Query: query, Results: []foundHit{}}
+	var res []search.Result
 	err = s.opts.Documents.locked(r.Context(), id, func(ds *docState) error {
 		out.Revision = ds.revision
-		res, err := s.opts.Documents.session.Search(id, query, findModes[mode], opt)
-		for _, h := range res {
-			hit := foundHit{Index: h.Index, Pointer: h.Pointer.String(), Type: itemType(h.Kind), Matches: h.Matches,
-				Excerpt: render.Marks(h.Snippet)}
-			if mode == "ranked" {
-				hit.Score = h.Score
-			}
-			out.Results = append(out.Results, hit)
+		var err error
+		switch mode {
+		case "entry":
+			var hits editor.EntryHits
+			hits, err = s.opts.Documents.session.FindEntry(id, query, opt)
+			res = hits.Results
+		case "all", "exact", "ranked":
+			res, err = s.opts.Documents.session.Search(id, query, findModes[mode], opt)
 		}
 		return err
 	})
+	if meaning := mode == "semantic" || mode == "hybrid" || mode == "auto"; err == nil && meaning {
+		// by meaning: the embedding calls run outside the document's lock
+		var m editor.MeaningResult
+		m, err = s.opts.Documents.session.SearchMeaning(r.Context(), id, query, findModes[mode], opt)
+		if errors.Is(err, editor.ErrNoEmbeddings) {
+			m, err = s.opts.Documents.session.SearchMeaning(r.Context(), id, query, editor.MeaningAuto, opt)
+		}
+		res, out.RankedBy, out.Notice = m.Results, string(m.Mode), m.Notice
+	}
+	for _, h := range res {
+		hit := foundHit{Index: h.Index, Pointer: h.Pointer.String(), Type: itemType(h.Kind), Matches: h.Matches,
+			Excerpt: render.Marks(h.Snippet)}
+		if mode != "all" && mode != "exact" && mode != "entry" {
+			hit.Score = h.Score
+		}
+		out.Results = append(out.Results, hit)
+	}
 	if err != nil {
 		s.documentQueryFailure(w, r, id, err)
 		return

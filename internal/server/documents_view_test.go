@@ -111,7 +111,7 @@ func TestDocumentFind(t *testing.T) {
 
 	base := "/api/ap/document/find?documentId=" + doc.DocumentID
 	mtFail(t, mtGet(t, e.h, base), http.StatusBadRequest, "Validation failed", `{"fields": {"q": "must not be blank"}}`)
-	mtFail(t, mtGet(t, e.h, base+"&q=x&mode=fuzzy"), http.StatusBadRequest, "Invalid mode: fuzzy. Use all|exact|ranked", `{}`)
+	mtFail(t, mtGet(t, e.h, base+"&q=x&mode=fuzzy"), http.StatusBadRequest, "Invalid mode: fuzzy. Use all|exact|ranked|semantic|hybrid|auto|entry", `{}`)
 	mtFail(t, mtGet(t, e.h, base+"&q=x&limit=0"), http.StatusBadRequest, "Invalid limit: 0. Use an integer from 1 to 1000", `{}`)
 	mtFail(t, mtGet(t, e.h, base+"&q=x&headings=maybe"), http.StatusBadRequest, "headings must be a boolean", `{}`)
 	for _, q := range []string{"&q=...", "&q=x&within=1.p1", "&q=x&within=42:9"} {

@@ -83,6 +83,7 @@ type harnessOptions struct {
 	files           map[string]string // definition files below the definitions root
 	modelURL        string            // the models' endpoint instead of the harness's fake server
 	dbPath          string            // an existing database to open ("" = a new one)
+	store           store.Store       // the store to use instead of a SQLite file (closed by the caller)
 	book            []byte            // the document the harness creates (default testBook)
 	recover         bool              // mark runs left running as aborted before serving
 	// tools are extra Go backend tools (next to upper and the book tools).
@@ -186,9 +187,13 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if dbPath == "" {
 		dbPath = filepath.Join(root, "aite.db")
 	}
-	st, err := sqlite.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
+	var st store.Store = opts.store
+	if st == nil {
+		sq, err := sqlite.Open(dbPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = sq
 	}
 	h.st = st
 	h.runs = server.NewRunManager(st, server.RunOptions{})

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
+	"github.com/aitexteditor/aite/internal/store/postgres/pgtest"
 )
 
 // BenchmarkLoad200 is the load benchmark of issue #7: 200 concurrent runs
@@ -28,16 +31,186 @@ import (
 // The same fake model is also read straight by 200 concurrent clients in the
 // same run: the baseline. Reported: events/s through the server, p50/p99
 // delay through the server and straight, their ratios, errors and the peak
-// heap in use.
+// heap in use; and, beside the ratios, the concurrency each phase achieved
+// at the fake model (its streams in flight, the mean over the phase and the
+// peak), so the ratios compare the server and the baseline at the same
+// concurrency (issue 21).
 //
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
-	const (
-		runs       = 200
-		loadDeltas = 40
-		loadGap    = 5 * time.Millisecond
-	)
+	fakeURL, gauge := loadModelGauged(b)
+	h := newHarness(b, harnessOptions{modelURL: fakeURL})
+	client := loadClient()
+	peak := watchHeap()
+	var serverDelays, directDelays []time.Duration
+	var events, errs atomic.Int64
+	var elapsed time.Duration
+	var direct, through concurrency
+	b.ResetTimer()
+	for range b.N {
+		gauge.reset()
+		directDelays = append(directDelays, loadDirect(client, fakeURL, &errs)...)
+		direct.add(gauge.read())
+		start := time.Now()
+		serverDelays = append(serverDelays, loadThrough(client, queryOn(client, h.srv.URL), &errs, &events)...)
+		elapsed += time.Since(start)
+		through.add(gauge.read())
+	}
+	b.StopTimer()
+	heap := peak()
+	if want := b.N * loadRuns * loadDeltas; len(serverDelays) != want || len(directDelays) != want {
+		b.Errorf("deltas received: %d through the server, %d straight, want %d each", len(serverDelays), len(directDelays), want)
+	}
+	sp50, sp99 := percentile(serverDelays, 50), percentile(serverDelays, 99)
+	dp50, dp99 := percentile(directDelays, 50), percentile(directDelays, 99)
+	b.ReportMetric(float64(events.Load())/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(sp50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(sp99.Microseconds()), "p99-µs")
+	b.ReportMetric(float64(dp50.Microseconds()), "direct-p50-µs")
+	b.ReportMetric(float64(dp99.Microseconds()), "direct-p99-µs")
+	b.ReportMetric(ratio(sp50, dp50), "p50-ratio")
+	b.ReportMetric(ratio(sp99, dp99), "p99-ratio")
+	b.ReportMetric(direct.mean/float64(b.N), "direct-concurrency")
+	b.ReportMetric(through.mean/float64(b.N), "server-concurrency")
+	b.ReportMetric(direct.peak, "direct-peak-concurrency")
+	b.ReportMetric(through.peak, "server-peak-concurrency")
+	b.ReportMetric(float64(errs.Load()), "errors")
+	b.ReportMetric(heap, "peak-heap-MB")
+}
+
+// concurrency sums the mean and keeps the peak of the streams in flight
+// over the phases of a benchmark.
+type concurrency struct{ mean, peak float64 }
+
+func (c *concurrency) add(mean, peak float64) { c.mean, c.peak = c.mean+mean, max(c.peak, peak) }
+
+// streamGauge counts the fake model's streams in flight over a phase: the
+// time-weighted mean from the first stream's start to the last one's end,
+// and the peak.
+type streamGauge struct {
+	mu                sync.Mutex
+	active, peak      int
+	first, last, prev time.Time
+	area              float64 // stream-seconds
+}
+
+func (g *streamGauge) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.active, g.peak, g.area = 0, 0, 0
+	g.first, g.last, g.prev = time.Time{}, time.Time{}, time.Time{}
+}
+
+// change adds d (+1 or -1) streams in flight now.
+func (g *streamGauge) change(d int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	if g.first.IsZero() {
+		g.first = now
+	} else {
+		g.area += float64(g.active) * now.Sub(g.prev).Seconds()
+	}
+	g.active += d
+	g.peak = max(g.peak, g.active)
+	g.prev, g.last = now, now
+}
+
+// read returns the phase's mean and peak streams in flight.
+func (g *streamGauge) read() (mean, peak float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if span := g.last.Sub(g.first).Seconds(); span > 0 {
+		mean = g.area / span
+	}
+	return mean, float64(g.peak)
+}
+
+// BenchmarkLoad200Stores is BenchmarkLoad200 on three setups in one run
+// (issue 19), each iteration running them one after the other on the same
+// fake model: SQLite; PostgreSQL ($AITE_TEST_POSTGRES, the same server as
+// the tests); and PostgreSQL across two nodes, every run started on node A
+// and followed by its client on node B (GET /run/stream from seq 0), so
+// each event reaches the client through the store and the feed. Reported
+// per setup: the delta delay p50/p99 (the fake model writing a delta to
+// the client reading it) and events/s; and the ratios of the PostgreSQL
+// setups to SQLite.
+//
+//	AITE_TEST_POSTGRES=postgres://… go test -run '^$' -bench Load200Stores -benchtime 3x ./internal/server/
+func BenchmarkLoad200Stores(b *testing.B) {
+	dsn := pgtest.DSN(b)
+	fakeURL := loadModel(b)
+	client := loadClient()
+	lite := newHarness(b, harnessOptions{modelURL: fakeURL})
+	pg := newHarness(b, harnessOptions{modelURL: fakeURL, store: pgtest.Open(b, dsn, "pg")})
+	nodeA := newHarness(b, harnessOptions{modelURL: fakeURL, store: pgtest.Open(b, dsn, "node-a")})
+	nodeB := newHarness(b, harnessOptions{modelURL: fakeURL, store: pgtest.Open(b, dsn, "node-b")})
+	for _, h := range []*harness{pg, nodeA, nodeB} {
+		if err := h.runs.RecoverInterrupted(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	setups := []struct {
+		name  string
+		query func() (*http.Response, error)
+	}{
+		{"sqlite", queryOn(client, lite.srv.URL)},
+		{"postgres", queryOn(client, pg.srv.URL)},
+		{"postgres-2nodes", queryAcross(client, nodeA.srv.URL, nodeB.srv.URL)},
+	}
+	delays := make([][]time.Duration, len(setups))
+	events, elapsed := make([]atomic.Int64, len(setups)), make([]time.Duration, len(setups))
+	var errs atomic.Int64
+	b.ResetTimer()
+	for range b.N {
+		for i, s := range setups {
+			start := time.Now()
+			delays[i] = append(delays[i], loadThrough(client, s.query, &errs, &events[i])...)
+			elapsed[i] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	p50, p99, rate := make([]time.Duration, len(setups)), make([]time.Duration, len(setups)), make([]float64, len(setups))
+	for i, s := range setups {
+		if want := b.N * loadRuns * loadDeltas; len(delays[i]) != want {
+			b.Errorf("%s: %d deltas received, want %d", s.name, len(delays[i]), want)
+		}
+		p50[i], p99[i] = percentile(delays[i], 50), percentile(delays[i], 99)
+		rate[i] = float64(events[i].Load()) / elapsed[i].Seconds()
+		b.ReportMetric(float64(p50[i].Microseconds()), s.name+"-p50-µs")
+		b.ReportMetric(float64(p99[i].Microseconds()), s.name+"-p99-µs")
+		b.ReportMetric(rate[i], s.name+"-events/s")
+		if i > 0 {
+			b.ReportMetric(ratio(p50[i], p50[0]), s.name+"/sqlite-p50")
+			b.ReportMetric(ratio(p99[i], p99[0]), s.name+"/sqlite-p99")
+			b.ReportMetric(rate[i]/rate[0], s.name+"/sqlite-events/s")
+		}
+	}
+	b.ReportMetric(float64(errs.Load()), "errors")
+}
+
+// The load of the benchmarks: loadRuns concurrent runs, each streaming
+// loadDeltas stamped deltas loadGap apart.
+const (
+	loadRuns   = 200
+	loadDeltas = 40
+	loadGap    = 5 * time.Millisecond
+)
+
+// loadModel starts the fake model of the load benchmarks: every answer
+// streams loadDeltas content deltas, loadGap apart, each carrying the time
+// it was written ("<i:unixnano>").
+func loadModel(b *testing.B) string {
+	url, _ := loadModelGauged(b)
+	return url
+}
+
+// loadModelGauged is loadModel with a gauge of its streams in flight.
+func loadModelGauged(b *testing.B) (string, *streamGauge) {
+	g := &streamGauge{}
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.change(+1)
+		defer g.change(-1)
 		_, _ = io.Copy(io.Discard, r.Body)
 		rc := http.NewResponseController(w)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -57,13 +230,17 @@ func BenchmarkLoad200(b *testing.B) {
 		_, _ = io.WriteString(w, "data: "+llmtest.FinishChunk("stop")+"\n\ndata: [DONE]\n\n")
 		_ = rc.Flush()
 	}))
-	defer fake.Close()
-	fakeURL := fake.URL
-	h := newHarness(b, harnessOptions{modelURL: fakeURL})
+	b.Cleanup(fake.Close)
+	return fake.URL, g
+}
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: runs}}
-	var serverDelays, directDelays []time.Duration
-	var events, errs atomic.Int64
+func loadClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadRuns}}
+}
+
+// watchHeap samples the heap in use until the returned func is called,
+// which gives the peak in MB.
+func watchHeap() func() float64 {
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	go func() {
@@ -83,49 +260,90 @@ func BenchmarkLoad200(b *testing.B) {
 			}
 		}
 	}()
-	var elapsed time.Duration
-	b.ResetTimer()
-	for range b.N {
-		// Baseline: the fake model read straight.
-		directDelays = append(directDelays, fanOut(runs, func() ([]time.Duration, int, error) {
-			resp, err := client.Post(fakeURL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
-			if err != nil {
-				return nil, 0, err
-			}
-			defer resp.Body.Close()
-			return readDelays(resp.Body, "data: ")
-		}, &errs, nil)...)
-		// Through the server.
-		start := time.Now()
-		serverDelays = append(serverDelays, fanOut(runs, func() ([]time.Duration, int, error) {
-			resp, err := client.Post(h.srv.URL+"/api/ap/query", "application/json", strings.NewReader(`{"message":"Go","agentKey":"plain"}`))
-			if err != nil {
-				return nil, 0, err
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return nil, 0, fmt.Errorf("status %d", resp.StatusCode)
-			}
-			return readDelays(resp.Body, "data:")
-		}, &errs, &events)...)
-		elapsed += time.Since(start)
+	return func() float64 {
+		close(stop)
+		return float64(peak.Load()) / (1 << 20)
 	}
-	b.StopTimer()
-	close(stop)
-	if want := b.N * runs * loadDeltas; len(serverDelays) != want || len(directDelays) != want {
-		b.Errorf("deltas received: %d through the server, %d straight, want %d each", len(serverDelays), len(directDelays), want)
+}
+
+// loadDirect reads the fake model straight with loadRuns clients: the
+// baseline.
+func loadDirect(client *http.Client, fakeURL string, errs *atomic.Int64) []time.Duration {
+	return fanOut(loadRuns, func() ([]time.Duration, int, error) {
+		resp, err := client.Post(fakeURL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			return nil, 0, err
+		}
+		defer resp.Body.Close()
+		return readDelays(resp.Body, "data: ")
+	}, errs, nil)
+}
+
+// loadThrough runs loadRuns queries at once and reads their SSE streams.
+func loadThrough(client *http.Client, query func() (*http.Response, error), errs, events *atomic.Int64) []time.Duration {
+	return fanOut(loadRuns, func() ([]time.Duration, int, error) {
+		resp, err := query()
+		if err != nil {
+			return nil, 0, err
+		}
+		defer resp.Body.Close()
+		return readDelays(resp.Body, "data:")
+	}, errs, events)
+}
+
+// queryOn posts a query to the server at base; the answer is its stream.
+func queryOn(client *http.Client, base string) func() (*http.Response, error) {
+	return func() (*http.Response, error) {
+		resp, err := client.Post(base+"/api/ap/query", "application/json", strings.NewReader(`{"message":"Go","agentKey":"plain"}`))
+		if err == nil && resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return resp, err
 	}
-	sp50, sp99 := percentile(serverDelays, 50), percentile(serverDelays, 99)
-	dp50, dp99 := percentile(directDelays, 50), percentile(directDelays, 99)
-	b.ReportMetric(float64(events.Load())/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(sp50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(sp99.Microseconds()), "p99-µs")
-	b.ReportMetric(float64(dp50.Microseconds()), "direct-p50-µs")
-	b.ReportMetric(float64(dp99.Microseconds()), "direct-p99-µs")
-	b.ReportMetric(ratio(sp50, dp50), "p50-ratio")
-	b.ReportMetric(ratio(sp99, dp99), "p99-ratio")
-	b.ReportMetric(float64(errs.Load()), "errors")
-	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+}
+
+// queryAcross posts a query to node a, reads its stream up to run.start
+// (the run id) and returns the stream of the run from node b, from seq 0.
+func queryAcross(client *http.Client, a, b string) func() (*http.Response, error) {
+	post := queryOn(client, a)
+	return func() (*http.Response, error) {
+		resp, err := post()
+		if err != nil {
+			return nil, err
+		}
+		runID, err := readRunID(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		follow, err := client.Get(b + "/api/ap/run/stream?runId=" + runID)
+		if err == nil && follow.StatusCode != http.StatusOK {
+			follow.Body.Close()
+			return nil, fmt.Errorf("status %d", follow.StatusCode)
+		}
+		return follow, err
+	}
+}
+
+// readRunID reads SSE lines up to run.start and returns its runId.
+func readRunID(body io.Reader) (string, error) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.Contains(line, `"type":"run.start"`) {
+			continue
+		}
+		var ev struct {
+			RunID string `json:"runId"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data:")), &ev); err != nil {
+			return "", err
+		}
+		return ev.RunID, nil
+	}
+	return "", fmt.Errorf("no run.start: %v", sc.Err())
 }
 
 func ratio(a, b time.Duration) float64 {

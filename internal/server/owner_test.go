@@ -28,11 +28,7 @@ type ownerEnv struct {
 
 func newOwnerEnv(t *testing.T) *ownerEnv {
 	t.Helper()
-	der, err := x509.MarshalPKIXPublicKey(&dtRSAKey().PublicKey)
-	require.NoError(t, err)
-	verifier, err := auth.NewVerifier(auth.Config{Enabled: true, AdminScope: "aite:admin",
-		PublicKeyPEM: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}, nil, time.Now)
-	require.NoError(t, err)
+	verifier := ownerVerifier(t)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "fig.png"), []byte("PNG"), 0o644))
 	o := &ownerEnv{release: make(chan struct{}), tokens: &auth.Issuer{Secret: "s3cret", Clock: time.Now}}
@@ -42,6 +38,18 @@ func newOwnerEnv(t *testing.T) *ownerEnv {
 		opts.ChatFiles = func(context.Context, string) (map[string]bool, error) { return map[string]bool{"fig.png": true}, nil }
 	})
 	return o
+}
+
+// ownerVerifier verifies the tokens of bearer, with the admin scope
+// aite:admin.
+func ownerVerifier(t *testing.T) *auth.Verifier {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(&dtRSAKey().PublicKey)
+	require.NoError(t, err)
+	verifier, err := auth.NewVerifier(auth.Config{Enabled: true, AdminScope: "aite:admin",
+		PublicKeyPEM: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}, nil, time.Now)
+	require.NoError(t, err)
+	return verifier
 }
 
 // bearer signs an RS256 token for subject with the given scope.

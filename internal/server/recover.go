@@ -19,7 +19,18 @@ import (
 // every event is stored before it is sent, that seq was never sent to a
 // client. Runs running in this manager are left alone. Call it at startup,
 // before serving; it goes on after a failing run and returns every error.
+//
+// On a store several nodes share, the runs still running may be other
+// nodes' live runs: the node takes its lease and starts keeping it
+// (cluster), and closes only the runs of nodes whose lease has expired, now
+// and from then on until Close.
 func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
+	if m.cl != nil {
+		if err := m.cl.join(ctx); err != nil {
+			return err
+		}
+		return m.cl.reap(ctx)
+	}
 	runs, err := m.st.RunningRuns(ctx)
 	if err != nil {
 		return fmt.Errorf("server: recover interrupted runs: %w", err)
@@ -40,7 +51,10 @@ func (m *RunManager) RecoverInterrupted(ctx context.Context) error {
 }
 
 // abort stores the lost document.edit events and run.error run_aborted
-// after the run's log and finishes it.
+// after the run's log and finishes it. A log that already ends with its
+// terminal event (the process stopped between storing it and finishing the
+// run, or an abort that failed half-way) is only finished, as that event
+// says, if not finished yet; so abort may be tried again.
 func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	stored, err := m.st.ListEvents(ctx, run.ID, 0)
 	if err != nil {
@@ -50,6 +64,13 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	var last, ts int64
 	if n := len(stored); n > 0 {
 		last, ts = stored[n-1].Seq, stored[n-1].Timestamp
+		if end := stored[n-1]; Terminal(end.Type) {
+			status, reason, code := storedTerminalStatus(end)
+			if err := m.st.FinishRun(ctx, run.ID, status, reason, code, now); err != nil && !errors.Is(err, store.ErrConflict) {
+				return err
+			}
+			return m.recordAborted(ctx, run, now)
+		}
 	}
 	add, err := m.lostEdits(ctx, run, stored, last, ts)
 	if err != nil {
@@ -66,6 +87,27 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 		return err
 	}
 	return m.recordAborted(ctx, run, now)
+}
+
+// storedTerminalStatus is terminalStatus of a stored terminal event.
+func storedTerminalStatus(e store.Event) (store.RunStatus, string, string) {
+	var p struct {
+		FinishReason string `json:"finishReason"`
+		Error        struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(e.Body, &p) // a body that does not decode gives internal_error
+	if e.Type == api.TypeRunComplete {
+		if p.FinishReason == api.FinishTimeout {
+			return store.RunTimeout, p.FinishReason, ""
+		}
+		return store.RunCompleted, p.FinishReason, ""
+	}
+	if p.Error.Code == "" {
+		p.Error.Code = api.CodeInternalError
+	}
+	return store.RunError, "", p.Error.Code
 }
 
 // storeEvent is the stored form of e.
@@ -115,8 +157,8 @@ func (m *RunManager) lostEdits(ctx context.Context, run store.Run, log []store.E
 	return out, nil
 }
 
-// recordAborted stores the end of an aborted run on its chat, as the end of
-// every run is (§ 5.1): its content so far, else the user message.
+// recordAborted stores the end of an interrupted run on its chat, as the end
+// of every run is (§ 5.1): its content so far, else the user message.
 func (m *RunManager) recordAborted(ctx context.Context, run store.Run, now time.Time) error {
 	stored, err := m.st.ListEvents(ctx, run.ID, 0)
 	if err != nil {

@@ -23,11 +23,24 @@ var (
 	ErrRunNotFound = errors.New("server: run not found")
 	// ErrRunNotRunning means the run exists but has already ended (Cancel).
 	ErrRunNotRunning = errors.New("server: run is not running")
-	// ErrChatBusy means the chat already has a running run (§ 3.6: at most one).
+	// ErrChatBusy means the chat already has a running run (§ 3.6: at most
+	// one); Start returns it as a *BusyError.
 	ErrChatBusy = errors.New("server: the chat already has a running run")
 	// ErrManagerClosed means Close was called: no new run starts.
 	ErrManagerClosed = errors.New("server: run manager closed")
 )
+
+// BusyError is Start's error for a chat that already has a running run, on
+// this node or another; it matches ErrChatBusy.
+type BusyError struct {
+	RunID string // the running run
+}
+
+// Error implements error.
+func (e *BusyError) Error() string { return ErrChatBusy.Error() + ": " + e.RunID }
+
+// Is makes the error match ErrChatBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrChatBusy }
 
 // tailSize is how many of its latest stored events a run keeps in memory
 // for its live subscribers; one that falls further behind reads the store.
@@ -39,6 +52,10 @@ type RunOptions struct {
 	Clock func() time.Time
 	// Logger receives storage failures (default: discarded).
 	Logger *slog.Logger
+	// Lease is, on a store several nodes share (store.Leases and
+	// store.Feed), how long this node's runs stay its own after it stopped
+	// renewing its lease (default DefaultLease); other stores ignore it.
+	Lease time.Duration
 }
 
 // RunSpec describes a run to start.
@@ -90,10 +107,16 @@ type RunInfo struct {
 // finished in the store and its chat updated. Subscribers read on from
 // where they are and follow live without gaps or duplicates. One
 // RunManager serves the whole server; it is safe for concurrent use.
+//
+// On a store several server processes share (store/postgres) the manager
+// is one node of a cluster (cluster.go): its runs are owned through a
+// lease, the runs of dead nodes are aborted, at most one run per chat runs
+// across the nodes, and a client may follow a run of another node.
 type RunManager struct {
 	st     store.Store
 	opts   RunOptions
 	commit *committer
+	cl     *cluster // nil: the only node
 
 	mu     sync.Mutex
 	runs   map[string]*Run   // running runs by id
@@ -109,8 +132,12 @@ func NewRunManager(st store.Store, opts RunOptions) *RunManager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &RunManager{st: st, opts: opts, commit: &committer{st: st, log: opts.Logger},
+	m := &RunManager{st: st, opts: opts, commit: &committer{st: st, log: opts.Logger},
 		runs: map[string]*Run{}, chats: map[string]string{}}
+	if cs, ok := st.(clusterStore); ok {
+		m.cl = newCluster(cs, m, opts.Lease)
+	}
+	return m
 }
 
 // Run is one run started by a RunManager.
@@ -121,7 +148,8 @@ type Run struct {
 	cancel               context.CancelFunc
 	abort                atomic.Pointer[api.ErrorInfo] // set by Cancel: the run.error the run ends with
 	done                 chan struct{}
-	durable              chan struct{} // closed once the terminal event is stored
+	durable              chan struct{} // closed once the terminal event is stored, or the run is lost
+	durableOnce          sync.Once
 
 	mu       sync.Mutex
 	pending  []logEntry      // emitted, not stored yet, in seq order
@@ -132,6 +160,7 @@ type Run struct {
 	finished bool            // the terminal event is visible
 	content  strings.Builder // the content deltas so far (Finished)
 	subs     map[*Subscription]struct{}
+	lost     bool // another node took the run over (lose)
 }
 
 // logEntry is one event and its JSON exactly as sent.
@@ -166,8 +195,9 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 		m.mu.Unlock()
 		return nil, ErrManagerClosed
 	case m.chats[spec.ChatID] != "":
+		id := m.chats[spec.ChatID]
 		m.mu.Unlock()
-		return nil, ErrChatBusy
+		return nil, &BusyError{RunID: id}
 	case m.runs[spec.RunID] != nil:
 		m.mu.Unlock()
 		return nil, fmt.Errorf("server: run %q: %w", spec.RunID, store.ErrExists)
@@ -176,12 +206,14 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	m.mu.Unlock()
 
 	now := m.opts.Clock()
-	err := m.st.CreateRun(ctx, store.Run{ID: spec.RunID, ChatID: spec.ChatID, RequestID: spec.RequestID,
-		AgentKey: spec.AgentKey, Query: spec.Query, Status: store.RunRunning, StartedAt: now})
-	if err != nil {
+	if err := m.storeRun(ctx, store.Run{ID: spec.RunID, ChatID: spec.ChatID, RequestID: spec.RequestID,
+		AgentKey: spec.AgentKey, Query: spec.Query, Status: store.RunRunning, StartedAt: now}); err != nil {
 		m.mu.Lock()
 		delete(m.chats, spec.ChatID)
 		m.mu.Unlock()
+		if busy, ok := errors.AsType[*store.ChatBusyError](err); ok {
+			return nil, &BusyError{RunID: busy.RunID}
+		}
 		return nil, fmt.Errorf("server: start run %q: %w", spec.RunID, err)
 	}
 
@@ -205,9 +237,22 @@ func (m *RunManager) Start(ctx context.Context, spec RunSpec) (*Run, error) {
 	return r, nil
 }
 
+// storeRun stores a new run: as this node's, in a chat without a running
+// run on any node, in a cluster.
+func (m *RunManager) storeRun(ctx context.Context, run store.Run) error {
+	if m.cl == nil {
+		return m.st.CreateRun(ctx, run)
+	}
+	if err := m.cl.join(ctx); err != nil {
+		return err
+	}
+	return m.cl.st.StartRun(ctx, run)
+}
+
 // execute runs Execute, ends the assembler if needed, waits until the log is
 // durable, finishes the run in the store, calls Finished and then publishes
-// the terminal event.
+// the terminal event. A run another node took over (lose) ends without any
+// of that: its log is the other node's now.
 func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec) {
 	defer r.cancel()
 	err := r.safeExecute(ctx, a, spec.Execute)
@@ -225,16 +270,20 @@ func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec)
 		r.m.opts.Logger.Warn("run: Execute failed after the run ended", "run", r.id, "err", err)
 	}
 	r.mu.Lock()
-	term := r.terminal
+	term, lost := r.terminal, r.lost
 	r.mu.Unlock()
-	if term == nil { // cannot happen: the assembler ended
+	if term == nil && !lost { // cannot happen: the assembler ended
 		r.emit(api.Event{Seq: a.seq + 1, Type: api.TypeRunError, Timestamp: r.m.opts.Clock().UnixMilli(),
 			Payload: api.RunError{RunID: r.id, Error: api.ErrorInfo{Code: api.CodeInternalError, Message: "the run ended without a terminal event"}}})
-		r.mu.Lock()
-		term = r.terminal
-		r.mu.Unlock()
 	}
 	<-r.durable
+	r.mu.Lock()
+	term, lost = r.terminal, r.lost
+	r.mu.Unlock()
+	if lost {
+		r.m.retire(r)
+		return
+	}
 	status, reason, code := terminalStatus(term.ev)
 	if err := r.m.st.FinishRun(storeCtx, r.id, status, reason, code, r.m.opts.Clock()); err != nil {
 		r.m.opts.Logger.Error("run: finishing the stored run failed", "run", r.id, "err", err)
@@ -243,6 +292,9 @@ func (r *Run) execute(ctx, storeCtx context.Context, a *Assembler, spec RunSpec)
 		r.callFinished(storeCtx, spec.Finished)
 	}
 	r.publishTerminal()
+	if r.m.cl != nil {
+		r.m.cl.announceEnd(storeCtx, r.id)
+	}
 }
 
 // callFinished hands the content text to the Finished hook; a panic in the
@@ -297,7 +349,7 @@ func (r *Run) emit(e api.Event) {
 	entry := logEntry{ev: e, body: marshalEvent(e)}
 	entry.ev.Encoded = entry.body // sent to every client as stored
 	r.mu.Lock()
-	if r.terminal != nil {
+	if r.terminal != nil || r.lost {
 		r.mu.Unlock()
 		return
 	}
@@ -346,12 +398,32 @@ func (r *Run) stored(n int) {
 	}
 	for _, e := range done {
 		if Terminal(e.ev.Type) {
-			close(r.durable)
+			r.durableOnce.Do(func() { close(r.durable) })
 			continue
 		}
 		r.visible = e.ev.Seq
 	}
 	r.signalLocked()
+}
+
+// lose gives the run up to the node that took it over (its events are
+// refused with store.ErrNotOwner: this node's lease had expired): the
+// events not stored are dropped, Execute is stopped, execute ends without
+// finishing the run, and the subscribers go on reading the store, where
+// the other node writes the run's end.
+func (r *Run) lose() {
+	r.mu.Lock()
+	if r.lost {
+		r.mu.Unlock()
+		return
+	}
+	r.lost = true
+	r.pending = nil
+	r.signalLocked()
+	r.mu.Unlock()
+	r.durableOnce.Do(func() { close(r.durable) })
+	r.stop(leaseLostInfo)
+	r.m.opts.Logger.Error("run: another node took the run over; this node stops it", "run", r.id)
 }
 
 // requeue reports whether the run has pending events left after a commit
@@ -398,12 +470,25 @@ func (r *Run) publishTerminal() {
 	r.finished = true
 	r.signalLocked()
 	r.mu.Unlock()
+	m.forgetLocked(r)
+	m.mu.Unlock()
+	close(r.done)
+}
+
+// retire removes a run that ended without publishing (lose).
+func (m *RunManager) retire(r *Run) {
+	m.mu.Lock()
+	m.forgetLocked(r)
+	m.mu.Unlock()
+	close(r.done)
+}
+
+// forgetLocked removes r from the running runs. Call with m.mu held.
+func (m *RunManager) forgetLocked(r *Run) {
 	delete(m.runs, r.id)
 	if m.chats[r.chatID] == r.id {
 		delete(m.chats, r.chatID)
 	}
-	m.mu.Unlock()
-	close(r.done)
 }
 
 // visibleSeq returns the last seq subscribers of a running run may see;
@@ -467,36 +552,62 @@ func (r *Run) stop(info api.ErrorInfo) {
 // Cancel stops a running run: its Execute sees its context done and the run
 // ends with run.error {code:"run_aborted", retriable:true, reason:"canceled"}
 // (PLATFORM_API has no cancel code; run.cancel is reserved). It does not
-// wait (see Run.Done). It returns ErrRunNotRunning for an ended run,
-// ErrRunNotFound for an unknown one.
-func (m *RunManager) Cancel(runID string) error {
+// wait (see Run.Done). A run of another node is asked to stop through the
+// feed. It returns ErrRunNotRunning for an ended run, ErrRunNotFound for an
+// unknown one.
+func (m *RunManager) Cancel(ctx context.Context, runID string) error {
+	if m.cancelLocal(runID) == nil {
+		return nil
+	}
+	run, err := m.st.GetRun(ctx, runID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %q", ErrRunNotFound, runID)
+	case err != nil:
+		return err
+	case m.cl == nil || run.Status != store.RunRunning:
+		return fmt.Errorf("%w: %q", ErrRunNotRunning, runID)
+	}
+	return m.cl.st.Announce(ctx, store.Note{RunID: runID, Cancel: true})
+}
+
+// cancelLocal stops a run running here; ErrRunNotRunning if none.
+func (m *RunManager) cancelLocal(runID string) error {
 	m.mu.Lock()
 	r := m.runs[runID]
 	m.mu.Unlock()
 	if r == nil {
-		if _, err := m.st.GetRun(context.Background(), runID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("%w: %q", ErrRunNotFound, runID)
-			}
-			return err
-		}
-		return fmt.Errorf("%w: %q", ErrRunNotRunning, runID)
+		return ErrRunNotRunning
 	}
 	r.stop(canceledInfo)
 	return nil
+}
+
+// stopAll stops every run running here with run.error info.
+func (m *RunManager) stopAll(info api.ErrorInfo) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.runs {
+		r.stop(info)
+	}
 }
 
 // Supersede ends the running run of a chat that no client follows (a client
 // that stopped reading, or reloaded, left it behind): it is canceled with
 // reason superseded and Supersede waits until it has ended or ctx is done.
 // It returns the run id and true when the chat has no running run left; a
-// run that a client follows is left alone (false).
+// run that a client follows is left alone (false). In a cluster a run of
+// another node is left alone too (false): whether a client follows it is
+// known only where its clients are, which may be any node.
 func (m *RunManager) Supersede(ctx context.Context, chatID string) (string, bool) {
 	m.mu.Lock()
 	id := m.chats[chatID]
 	r := m.runs[id]
 	m.mu.Unlock()
 	if id == "" {
+		if remote, ok := m.Active(ctx, chatID); ok {
+			return remote, false
+		}
 		return "", true
 	}
 	if r == nil || r.Clients() > 0 {
@@ -511,15 +622,33 @@ func (m *RunManager) Supersede(ctx context.Context, chatID string) (string, bool
 	}
 }
 
-// Active returns the running run of a chat.
-func (m *RunManager) Active(chatID string) (runID string, ok bool) {
+// Active returns the running run of a chat: on this node, or in a cluster
+// on any node (as the store says, so the run of a dead node until another
+// node has aborted it).
+func (m *RunManager) Active(ctx context.Context, chatID string) (runID string, ok bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	id := m.chats[chatID]
-	if m.runs[id] == nil {
+	local := m.runs[id] != nil
+	m.mu.Unlock()
+	if local {
+		return id, true
+	}
+	if m.cl == nil || id != "" {
 		return "", false // reserved by a Start still storing the run
 	}
-	return id, true
+	runs, err := m.st.ListRuns(ctx, chatID)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			m.opts.Logger.Warn("run: reading the runs of a chat failed", "chat", chatID, "err", err)
+		}
+		return "", false
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Status == store.RunRunning {
+			return runs[i].ID, true
+		}
+	}
+	return "", false
 }
 
 // List returns the running runs in run id order.
@@ -534,8 +663,26 @@ func (m *RunManager) List() []RunInfo {
 	return out
 }
 
+// Running returns the running runs in run id order: this node's (List), or
+// in a cluster every node's, as the store says.
+func (m *RunManager) Running(ctx context.Context) ([]RunInfo, error) {
+	if m.cl == nil {
+		return m.List(), nil
+	}
+	runs, err := m.st.RunningRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, len(runs))
+	for i, r := range runs {
+		out[i] = RunInfo{RunID: r.ID, ChatID: r.ChatID, AgentKey: r.AgentKey, StartedAt: r.StartedAt}
+	}
+	return out, nil
+}
+
 // Close stops accepting runs, cancels the running ones (reason shutdown)
-// and waits until they have ended or ctx is done.
+// and waits until they have ended or ctx is done; in a cluster it then
+// stops keeping the lease and listening to the feed.
 func (m *RunManager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
@@ -545,6 +692,9 @@ func (m *RunManager) Close(ctx context.Context) error {
 		runs = append(runs, r)
 	}
 	m.mu.Unlock()
+	if m.cl != nil {
+		defer m.cl.close()
+	}
 	for _, r := range runs {
 		select {
 		case <-r.done:

@@ -403,7 +403,7 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id, ok := m.Active("c1"); !ok || id != "r1" {
+		if id, ok := m.Active(context.Background(), "c1"); !ok || id != "r1" {
 			t.Fatalf("Active(c1) = %q, %v", id, ok)
 		}
 		if l := m.List(); len(l) != 2 || l[0].RunID != "r1" || l[1].RunID != "r2" || l[0].ChatID != "c1" || l[0].AgentKey != "writer" {
@@ -415,7 +415,7 @@ func TestRunCancelActiveList(t *testing.T) {
 		}
 		defer unsub()
 		s1.send(t, "partial")
-		if err := m.Cancel("r1"); err != nil {
+		if err := m.Cancel(context.Background(), "r1"); err != nil {
 			t.Fatal(err)
 		}
 		got := drain(t, ch)
@@ -428,16 +428,16 @@ func TestRunCancelActiveList(t *testing.T) {
 		if err != nil || run.Status != store.RunError || run.ErrorCode != api.CodeRunAborted {
 			t.Fatalf("stored run %+v, %v", run, err)
 		}
-		if _, ok := m.Active("c1"); ok {
+		if _, ok := m.Active(context.Background(), "c1"); ok {
 			t.Fatal("c1 still active")
 		}
 		if l := m.List(); len(l) != 1 || l[0].RunID != "r2" {
 			t.Fatalf("List = %+v", l)
 		}
-		if err := m.Cancel("r1"); !errors.Is(err, ErrRunNotRunning) {
+		if err := m.Cancel(context.Background(), "r1"); !errors.Is(err, ErrRunNotRunning) {
 			t.Fatalf("Cancel of an ended run: %v", err)
 		}
-		if err := m.Cancel("nope"); !errors.Is(err, ErrRunNotFound) {
+		if err := m.Cancel(context.Background(), "nope"); !errors.Is(err, ErrRunNotFound) {
 			t.Fatalf("Cancel of an unknown run: %v", err)
 		}
 		// Close cancels the rest and waits.
@@ -531,6 +531,55 @@ func TestRunReplayAfterRestart(t *testing.T) {
 	if _, _, err := subscribe(t, m2, "nope", 0); !errors.Is(err, ErrRunNotFound) {
 		t.Fatalf("unknown run: %v", err)
 	}
+}
+
+// TestRecoverFinishesARunWhoseEndIsStored: a process that stopped after
+// storing a run's terminal event but before finishing the run leaves a
+// complete log; recovery finishes the run as that event says and adds no
+// second terminal event.
+func TestRecoverFinishesARunWhoseEndIsStored(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		mkChat(t, st, "c1")
+		for _, id := range []string{"r1", "r2", "r3"} {
+			if err := st.CreateRun(ctx, store.Run{ID: id, ChatID: "c1", StartedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ends := map[string]api.Event{
+			"r1": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r1", FinishReason: api.FinishStop}},
+			"r2": {Seq: 2, Type: api.TypeRunComplete, Timestamp: 5, Payload: api.RunComplete{RunID: "r2", FinishReason: api.FinishTimeout}},
+			"r3": {Seq: 2, Type: api.TypeRunError, Timestamp: 5, Payload: api.RunError{RunID: "r3", Error: api.ErrorInfo{Code: api.CodeModelError}}},
+		}
+		for id, end := range ends {
+			start := api.Event{Seq: 1, Type: api.TypeContentDelta, Timestamp: 4, Payload: api.ContentDelta{ContentID: id + "_c_1", Delta: "Done."}}
+			if err := st.AppendEvents(ctx, id, storeEvent(id, start), storeEvent(id, end)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := NewRunManager(st, RunOptions{})
+		if err := m.RecoverInterrupted(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]string{"r1": {string(store.RunCompleted), "stop", ""},
+			"r2": {string(store.RunTimeout), "timeout", ""}, "r3": {string(store.RunError), "", api.CodeModelError}}
+		for id, w := range want {
+			run, err := st.GetRun(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := [3]string{string(run.Status), run.FinishReason, run.ErrorCode}; got != w {
+				t.Errorf("%s finished as %v, want %v", id, got, w)
+			}
+			if last, _ := st.LastSeq(ctx, id); last != 2 {
+				t.Errorf("%s: %d events, want the 2 stored", id, last)
+			}
+		}
+		chat, err := st.GetChat(ctx, "c1")
+		if err != nil || chat.LastRunContent != "Done." {
+			t.Fatalf("chat after recovery: %+v, %v", chat, err)
+		}
+	})
 }
 
 func TestRecoverInterrupted(t *testing.T) {

@@ -126,6 +126,9 @@ func New(opts Options) *Server {
 		opts.Waits = &agent.Waits{}
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), policies: map[string]Policy{}, runID: NewRunIDs(opts.Clock)}
+	if opts.Runs != nil {
+		opts.Runs.answerSubmits(s.answerForwarded)
+	}
 	s.routes()
 	return s
 }

@@ -106,20 +106,46 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.writeInternal(w, r, err)
 		return
 	}
+	answer := s.answerSubmit(runID, toolID, body.Params)
+	if !answer.taken {
+		if fwd, ok := s.forwardSubmit(r.Context(), runID, toolID, body.Params); ok {
+			answer = fwd
+		}
+	}
+	writeJSON(w, answer.status, answer.env)
+}
+
+// submitAnswer is the answer to POST /submit: its HTTP status and envelope,
+// and whether a wait of this node had the key (an accepted submit, or a
+// decision refused as invalid); one no wait had is forwarded to the node
+// executing the run (forwardSubmit).
+type submitAnswer struct {
+	status int
+	env    api.Envelope
+	taken  bool
+}
+
+// answerSubmit answers a submit from the questions this node's runs wait
+// on (a frontend tool's params, a scope decision, an edit decision).
+func (s *Server) answerSubmit(runID, toolID string, params json.RawMessage) submitAnswer {
 	q, ok := s.opts.Waits.Pending(runID, toolID)
 	if !ok {
-		writeOK(w, unmatched(runID, toolID))
-		return
+		return okAnswer(unmatched(runID, toolID), false)
 	}
-	a, err := answerOf(q, body.Params)
-	switch {
-	case err != nil:
-		s.writeReqError(w, r, err)
-	case s.opts.Waits.Answer(runID, toolID, a):
-		writeOK(w, accepted(q, runID, toolID))
-	default:
-		writeOK(w, unmatched(runID, toolID))
+	a, err := answerOf(q, params)
+	if re, bad := errors.AsType[*reqError](err); bad {
+		return submitAnswer{status: re.status, taken: true,
+			env: api.Envelope{Code: re.status, Msg: re.msg, Data: struct{}{}}}
 	}
+	if err != nil || !s.opts.Waits.Answer(runID, toolID, a) {
+		return okAnswer(unmatched(runID, toolID), false)
+	}
+	return okAnswer(accepted(q, runID, toolID), true)
+}
+
+// okAnswer is a 200 answer to a submit.
+func okAnswer(resp SubmitResponse, taken bool) submitAnswer {
+	return submitAnswer{status: http.StatusOK, taken: taken, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
 }
 
 // unmatched is the answer to a submit that matches no pending wait, worded

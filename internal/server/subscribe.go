@@ -20,13 +20,22 @@ import (
 // Whoever serves it decides when a client that makes no progress is given
 // up (the SSE writer's stall timeout); the client may then reattach with
 // the last seq it got. A Subscription is used by one goroutine.
+//
+// In a cluster a run executing on another node is followed through its
+// mirror (cluster.go): the events the feed announces are read from the
+// store, so they are durable, for all the mirrors of the node at once, and
+// the terminal event is given once the run's end is recorded. A
+// subscription of a run this node loses to another node goes on the same
+// way.
 type Subscription struct {
-	m     *RunManager
-	runID string
-	run   *Run // nil: the run is not running here (read from the store)
-	next  int64
-	ready chan struct{}
-	done  bool
+	m      *RunManager
+	runID  string
+	run    *Run    // nil: the run is not running here (read from the store)
+	mirror *mirror // a run of another node (remote)
+	remote bool
+	next   int64
+	ready  chan struct{}
+	done   bool
 }
 
 // Subscribe follows run runID from seq afterSeq (Last-Event-ID; 0 for the
@@ -51,11 +60,16 @@ func (m *RunManager) Subscribe(ctx context.Context, runID string, afterSeq int64
 	if r != nil {
 		return s, nil
 	}
-	if _, err := m.st.GetRun(ctx, runID); err != nil {
+	run, err := m.st.GetRun(ctx, runID)
+	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %q", ErrRunNotFound, runID)
 		}
 		return nil, fmt.Errorf("server: replay run %q: %w", runID, err)
+	}
+	if m.cl != nil && run.Status == store.RunRunning {
+		s.remote = true
+		m.cl.follow(s)
 	}
 	return s, nil
 }
@@ -79,6 +93,13 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 	if s.done {
 		return nil, true, nil
 	}
+	if s.remote {
+		mr := s.mirror
+		mr.mu.Lock()
+		v := viewOf(mr.tail, s.next, mr.visible, mr.finished)
+		mr.mu.Unlock()
+		return s.take(ctx, v)
+	}
 	if s.run == nil {
 		events, err = s.fromStore(ctx, -1)
 		s.done = err == nil
@@ -86,22 +107,56 @@ func (s *Subscription) Next(ctx context.Context) (events []api.Event, done bool,
 	}
 	r := s.run
 	r.mu.Lock()
-	visible, finished := r.visible, r.finished
-	if s.next >= visible {
+	if r.lost {
+		delete(r.subs, s)
 		r.mu.Unlock()
-		s.done = finished
+		s.run, s.remote = nil, true
+		s.m.cl.follow(s)
+		return s.Next(ctx)
+	}
+	v := viewOf(r.tail, s.next, r.visible, r.finished)
+	r.mu.Unlock()
+	return s.take(ctx, v)
+}
+
+// logView is what a subscription may take of a run's recent events at one
+// moment.
+type logView struct {
+	events   []api.Event // after the cursor, up to visible
+	visible  int64       // the last seq subscribers get
+	finished bool        // the terminal event is visible
+	behind   bool        // the cursor is before the events kept: read the store
+}
+
+// viewOf returns the view of tail (the latest events, in seq order) for a
+// cursor at next.
+func viewOf(tail []logEntry, next, visible int64, finished bool) logView {
+	v := logView{visible: visible, finished: finished}
+	if next >= visible {
+		return v
+	}
+	if len(tail) == 0 || tail[0].ev.Seq > next+1 {
+		v.behind = true
+		return v
+	}
+	for _, e := range tail {
+		if e.ev.Seq > next && e.ev.Seq <= visible {
+			v.events = append(v.events, e.ev)
+		}
+	}
+	return v
+}
+
+// take hands out the events of v (from the store when behind) and moves
+// the cursor.
+func (s *Subscription) take(ctx context.Context, v logView) (events []api.Event, done bool, err error) {
+	if s.next >= v.visible {
+		s.done = v.finished
 		return nil, s.done, nil
 	}
-	if len(r.tail) > 0 && r.tail[0].ev.Seq <= s.next+1 {
-		for _, e := range r.tail {
-			if e.ev.Seq > s.next && e.ev.Seq <= visible {
-				events = append(events, e.ev)
-			}
-		}
-		r.mu.Unlock()
-	} else { // fallen behind the events kept in memory
-		r.mu.Unlock()
-		if events, err = s.fromStore(ctx, visible); err != nil {
+	events = v.events
+	if v.behind { // fallen behind the events kept in memory
+		if events, err = s.fromStore(ctx, v.visible); err != nil {
 			return nil, false, err
 		}
 	}
@@ -139,5 +194,8 @@ func (s *Subscription) Close() {
 		r.mu.Lock()
 		delete(r.subs, s)
 		r.mu.Unlock()
+	}
+	if s.remote {
+		s.m.cl.unfollow(s)
 	}
 }

@@ -17,3 +17,8 @@ var ErrConflict = errors.New("store: conflict")
 // ErrInvalid means the arguments break a record rule (empty id, malformed JSON, unknown
 // status, …); nothing was written.
 var ErrInvalid = errors.New("store: invalid argument")
+
+// ErrNotOwner means the run belongs to another node sharing the store
+// (Leases): this node's lease had expired and another node claimed the run,
+// or this node's lease expired (StartRun).
+var ErrNotOwner = errors.New("store: the run belongs to another node")

@@ -124,6 +124,18 @@ type DocumentContent struct {
 	ItemCount  int
 	ItemIDs    []int
 	NextItemID int
+	// Later, when set, gives the content instead of the fields above, and is called only
+	// when the store writes the document's snapshot (SnapshotDue): an edit that records its
+	// change (Replayable) then costs what it changed, not the size of the document.
+	Later func() DocumentContent
+}
+
+// Now returns the content: c, or what c.Later gives.
+func (c DocumentContent) Now() DocumentContent {
+	if c.Later != nil {
+		return c.Later()
+	}
+	return c
 }
 
 // DocumentEdit is one applied edit of a document, the row behind a document.edit event.
@@ -142,6 +154,10 @@ type DocumentEdit struct {
 	// earlier revisions can be rebuilt from the current text; nil when not
 	// recorded (edits stored before splices were kept).
 	Splice *Splice
+	// IDs is the change the edit made to the document's item IDs; nil when
+	// not recorded. With Splice it lets the store keep the edit instead of
+	// the document's content (see journal.go).
+	IDs *IDSplice
 	// RevertedTo is, for an edit of op "revert", the revision whose text it
 	// restored; nil for every other edit.
 	RevertedTo *int
@@ -181,4 +197,12 @@ func StoredIDs(ids []int) []int {
 		return nil
 	}
 	return slices.Clone(ids)
+}
+
+// DocumentDatum is one value of a document's data (DocumentData).
+type DocumentDatum struct {
+	DocumentID string
+	Name       string
+	Data       []byte
+	UpdatedAt  time.Time
 }

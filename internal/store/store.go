@@ -102,13 +102,30 @@ type Documents interface {
 	// ListDocuments returns every document without its Markdown and item IDs, most
 	// recently updated first, ties by id ascending.
 	ListDocuments(ctx context.Context) ([]Document, error)
-	// ApplyDocumentEdit atomically replaces the document's Markdown, item count and item
-	// IDs with c (item IDs not recorded in c are cleared), sets UpdatedAt to e.At and
-	// appends e to the journal. e.Revision must be the current revision + 1 (else
-	// ErrConflict); it becomes the document's revision.
+	// ApplyDocumentEdit atomically makes c the document's Markdown, item count and item
+	// IDs (item IDs not recorded in c are cleared), sets UpdatedAt to e.At and appends e
+	// to the journal. e.Revision must be the current revision + 1 (else ErrConflict); it
+	// becomes the document's revision. An edit that records its change (Replayable) is
+	// kept as that change, and c is written (c.Later called) only when a snapshot is due
+	// (SnapshotDue; see journal.go). It returns the document without its Markdown and
+	// item IDs, as ListDocuments does.
 	ApplyDocumentEdit(ctx context.Context, docID string, c DocumentContent, e DocumentEdit) (Document, error)
 	// ListDocumentEdits returns the edits with revision > afterRevision in ascending order.
 	ListDocumentEdits(ctx context.Context, docID string, afterRevision int) ([]DocumentEdit, error)
+}
+
+// DocumentData stores what aite derives from a document and keeps beside
+// it, by name: its codex ("codex.json"), its vector index ("vectors.bin"),
+// the plan of an interrupted codex build ("codex-build.json"). A value is
+// opaque bytes, replaced whole.
+type DocumentData interface {
+	// PutDocumentData stores (or replaces) the value called name of an
+	// existing document (else ErrNotFound); name must be 1..64 characters
+	// of letters, digits, '.', '-' and '_' (else ErrInvalid).
+	PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error
+	// GetDocumentData returns the value called name of the document, or
+	// ErrNotFound when the document or the value does not exist.
+	GetDocumentData(ctx context.Context, docID, name string) (DocumentDatum, error)
 }
 
 // Tasks stores cursor-agent task states.
@@ -128,6 +145,7 @@ type Store interface {
 	Events
 	Plans
 	Documents
+	DocumentData
 	Tasks
 	io.Closer
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // The Validate functions hold the record rules every backend applies before writing, so the
@@ -125,27 +126,6 @@ func ValidateNewDocument(d Document) error {
 	return ValidateItemIDs(d.ID, d.ItemCount, d.ItemIDs, d.NextItemID)
 }
 
-// ValidateEdit checks an edit of document docID whose current revision is current and
-// the content c it leaves: the fields (ErrInvalid), then the revision (ErrConflict unless
-// current+1).
-func ValidateEdit(docID string, current int, c DocumentContent, e DocumentEdit) error {
-	switch {
-	case e.DocumentID != "" && e.DocumentID != docID:
-		return fmt.Errorf("%w: edit names document %q, applied to %q", ErrInvalid, e.DocumentID, docID)
-	case e.Op == "":
-		return fmt.Errorf("%w: document %q edit: empty op", ErrInvalid, docID)
-	case c.ItemCount < 0:
-		return fmt.Errorf("%w: document %q edit: negative item count", ErrInvalid, docID)
-	}
-	if err := ValidateItemIDs(docID, c.ItemCount, c.ItemIDs, c.NextItemID); err != nil {
-		return err
-	}
-	if e.Revision != current+1 {
-		return fmt.Errorf("%w: document %q is at revision %d, the edit claims revision %d", ErrConflict, docID, current, e.Revision)
-	}
-	return nil
-}
-
 // ValidateItemIDs checks the item IDs of document docID with itemCount items (see
 // Document): next 0 with no IDs (not recorded), or one ID per item, each positive, unique
 // and below next.
@@ -188,6 +168,20 @@ func validJSON(b json.RawMessage, optional bool, format string, args ...any) err
 	}
 	if !json.Valid(b) {
 		return fmt.Errorf("%w: %s is not valid JSON", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	return nil
+}
+
+// dataName is the form of a DocumentData name.
+var dataName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidateDocumentData checks a DocumentData name.
+func ValidateDocumentData(docID, name string) error {
+	if docID == "" {
+		return fmt.Errorf("%w: document id is empty", ErrInvalid)
+	}
+	if !dataName.MatchString(name) {
+		return fmt.Errorf("%w: document data name %q (1 to 64 letters, digits, '.', '-' or '_')", ErrInvalid, name)
 	}
 	return nil
 }

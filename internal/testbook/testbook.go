@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -62,6 +64,23 @@ func Big(tb testing.TB, size int) []byte {
 	return out.Bytes()
 }
 
+// NovelSize is the size of the novel the performance goals are stated for
+// (issue 21): 5.6 MB, built from the real books by Sized; the growth curve
+// uses 2, 4 and 8 times it.
+const NovelSize = 5_600_000
+
+// Sized returns a book of about size bytes (at most size, less only by the
+// rest of one paragraph): Big cut after the last paragraph break at or
+// before size, so the book ends with a whole paragraph.
+func Sized(tb testing.TB, size int) []byte {
+	tb.Helper()
+	b := Big(tb, size)
+	if i := bytes.LastIndex(b[:size], []byte("\n\n")); i > 0 {
+		return b[:i+1]
+	}
+	return b
+}
+
 // demote adds one `#` to every ATX heading line (up to level 6).
 func demote(src []byte) []byte {
 	lines := bytes.SplitAfter(src, []byte("\n"))
@@ -73,4 +92,23 @@ func demote(src []byte) []byte {
 		out.Write(l)
 	}
 	return out.Bytes()
+}
+
+// Sizes returns the book sizes a growth benchmark runs, as multiples of
+// NovelSize: AITE_BENCH_SIZES ("1,2,4,8" is the growth curve), default 1.
+func Sizes(tb testing.TB) []int {
+	tb.Helper()
+	spec := os.Getenv("AITE_BENCH_SIZES")
+	if spec == "" {
+		return []int{1}
+	}
+	var out []int
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			tb.Fatalf("AITE_BENCH_SIZES: %q is not a positive multiple", f)
+		}
+		out = append(out, n)
+	}
+	return out
 }

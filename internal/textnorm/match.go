@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 const (
@@ -22,16 +23,23 @@ const (
 type Matcher struct {
 	terms    []Term   // distinct terms of the keyword, in keyword order
 	prefixes []string // what every Cyrillic lower-case matching word starts with
-	cache    sync.Map // surface word (cloned) -> uint64 mask of the terms it matches
-	size     atomic.Int32
+	// noASCII: every stem, key and spelling of the terms has a byte beyond
+	// ASCII, so a word all in ASCII (English, digits) matches none of them
+	// (Term.Matches compares them for equality).
+	noASCII bool
+	cache   sync.Map // surface word (cloned) -> uint64 mask of the terms it matches
+	size    atomic.Int32
 }
 
 // NewMatcher compiles keyword: its words are analysed (QueryTerms) exactly
 // like the texts it will be matched against.
 func NewMatcher(keyword string) *Matcher {
-	m := &Matcher{terms: QueryTerms(keyword)}
+	m := &Matcher{terms: QueryTerms(keyword), noASCII: true}
 	for _, t := range m.terms {
 		m.prefixes = append(m.prefixes, t.Prefixes()...)
+		for _, s := range append(append([]string{t.Stem}, t.Keys...), t.Norms...) {
+			m.noASCII = m.noASCII && !isASCII(s)
+		}
 	}
 	return m
 }
@@ -110,12 +118,69 @@ func (m *Matcher) MatchWord(word string) bool {
 	return m.lookup(word) != 0
 }
 
+// FirstMatch returns the span of the first word of text that is a form of
+// some word of the keyword (MatchWord), and false when there is none. It
+// is MatchWord on each word in turn, except that the commonest words of a
+// Russian text (lower-case а–я only) that no prefix starts are set aside
+// while the text is split, without a lookup: finding the first match in a
+// long paragraph costs little more than splitting it.
+func (m *Matcher) FirstMatch(text string) (Span, bool) {
+	quick := len(m.terms) <= maxPrefixTerms
+	for i := 0; ; {
+		start, next, r, ok := wordBegin(text, i)
+		if !ok {
+			return Span{}, false
+		}
+		end := next
+		plain := r >= 'а' && r <= 'я'
+		if plain {
+			for end+1 < len(text) && plainPair(text[end], text[end+1]) {
+				end += 2
+			}
+		}
+		e := wordEnd(text, end)
+		w := text[start:e]
+		if !(plain && e == end && quick && !m.anyPrefix(w)) && m.MatchWord(w) {
+			return Span{Start: start, End: e}, true
+		}
+		i = e
+	}
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// plainPair reports whether c, d encode one of а–я (not ё).
+func plainPair(c, d byte) bool {
+	return c == 0xD0 && d >= 0xB0 && d <= 0xBF || c == 0xD1 && d >= 0x80 && d <= 0x8F
+}
+
 // lookup returns the mask of the keyword terms the word matches. Results
 // are cached by surface form, up to maxMatcherCache words.
 func (m *Matcher) lookup(word string) uint64 {
+	if m.plainMiss(word) || m.noASCII && isASCII(word) {
+		return 0
+	}
 	if k, ok := m.cache.Load(word); ok {
 		return k.(uint64)
 	}
+	mask := m.analyse(word)
+	if m.size.Load() < maxMatcherCache {
+		m.size.Add(1)
+		m.cache.Store(strings.Clone(word), mask)
+	}
+	return mask
+}
+
+// analyse returns the mask of the keyword terms the word matches.
+func (m *Matcher) analyse(word string) uint64 {
 	norm := Fold(word)
 	script := DetectScript(norm)
 	var mask uint64
@@ -131,11 +196,23 @@ func (m *Matcher) lookup(word string) uint64 {
 			}
 		}
 	}
-	if m.size.Load() < maxMatcherCache {
-		m.size.Add(1)
-		m.cache.Store(strings.Clone(word), mask)
-	}
 	return mask
+}
+
+// plainMiss reports, without the cache, that a word of the most common
+// kind cannot match: lower-case Cyrillic letters а–я only (no ё, no
+// capital, nothing else), which are their own folded form, and none of the
+// prefixes starts it. lookup would find exactly that (see there).
+func (m *Matcher) plainMiss(word string) bool {
+	if len(m.terms) > maxPrefixTerms || len(word) == 0 || len(word)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(word); i += 2 {
+		if !plainPair(word[i], word[i+1]) {
+			return false
+		}
+	}
+	return !m.anyPrefix(word)
 }
 
 // anyPrefix reports whether some term's stem or key base is a prefix of

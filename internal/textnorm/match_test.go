@@ -1,10 +1,13 @@
 package textnorm
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/testbook"
 )
 
 func TestMatcher(t *testing.T) {
@@ -120,5 +123,58 @@ func TestMatchStemPhrase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, tt.want, spanTexts(tt.text, MatchStemPhrase(tt.text, tt.phrase)))
 		})
+	}
+}
+
+// plainMiss decides without the cache only words the analysis rejects.
+func TestPlainMissAgreesWithTheAnalysis(t *testing.T) {
+	var words []string
+	for _, src := range testbook.Books(t) {
+		s := string(src)
+		for _, sp := range Spans(s) {
+			words = append(words, s[sp.Start:sp.End])
+		}
+	}
+	words = append(words, "ёлка", "лев", "льва", "симонов", "симоновы", "коли", "аглаи", "алексея", "я", "123", "Simonov", "lev")
+	for _, q := range []string{"Симонов", "человек", "Лев", "Коля", "Аглая", "я злой", "ёлка", "the Darcy", "Симонов 1812", "Zвёздочкин"} {
+		m := NewMatcher(q)
+		misses := 0
+		for _, w := range words {
+			if m.plainMiss(w) || m.noASCII && isASCII(w) {
+				misses++
+				if m.analyse(w) != 0 {
+					t.Fatalf("%q: %q is set aside, but the word matches", q, w)
+				}
+			}
+		}
+		if misses == 0 {
+			t.Fatalf("%q: plainMiss decided nothing", q)
+		}
+	}
+}
+
+// FirstMatch finds the first word MatchWord accepts.
+func TestFirstMatch(t *testing.T) {
+	texts := []string{"", "—", "Симонов", "Я ходил к Симонову, don't я", "о'Симонов симоновы", "ёлка Ёлка ЁЛКА",
+		"a\xffСимонов", "смешанноеslovo Симонов", "лев Льва"}
+	for _, src := range testbook.Books(t) {
+		texts = append(texts, strings.Split(string(src), "\n\n")...)
+	}
+	for _, q := range []string{"Симонов", "человек", "Лев", "ёлка", "the", "don't", "xyzzy"} {
+		m := NewMatcher(q)
+		for _, text := range texts {
+			var want Span
+			found := false
+			for _, sp := range Spans(text) {
+				if m.MatchWord(text[sp.Start:sp.End]) {
+					want, found = sp, true
+					break
+				}
+			}
+			got, ok := m.FirstMatch(text)
+			if ok != found || got != want {
+				t.Fatalf("FirstMatch(%q) in %.80q = %v %v, want %v %v", q, text, got, ok, want, found)
+			}
+		}
 	}
 }

@@ -88,25 +88,35 @@ func NextWord(s string, i int) (start, end int, ok bool) {
 // byte i; ok is false if there is none. ASCII and two-byte Cyrillic are
 // classified from their bytes; other runes are decoded.
 func nextWord(s string, i int) (start, end int, ok bool) {
+	start, next, _, ok := wordBegin(s, i)
+	if !ok {
+		return len(s), len(s), false
+	}
+	return start, wordEnd(s, next), true
+}
+
+// wordBegin finds the first word of s at or after byte i: where it starts,
+// where its first rune r ends, and whether there is one.
+func wordBegin(s string, i int) (start, next int, r rune, ok bool) {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if asciiClass[c] == 1 {
-				return i, wordEnd(s, i+1, rune(c)), true
+				return i, i + 1, rune(c), true
 			}
 			i++
 			continue
 		}
 		if r, ok := cyrillic2(s, i); ok {
-			return i, wordEnd(s, i+2, r), true
+			return i, i + 2, r, true
 		}
 		r, size := decode(s, i)
 		if isWordRune(r) {
-			return i, wordEnd(s, i+size, r), true
+			return i, i + size, r, true
 		}
 		i += size
 	}
-	return len(s), len(s), false
+	return len(s), len(s), 0, false
 }
 
 // cyrillic2 decodes a two-byte sequence of U+0400–U+047F (lead byte D0 or
@@ -118,24 +128,27 @@ func cyrillic2(s string, i int) (rune, bool) {
 	return 0, false
 }
 
-// wordEnd returns the end of the word whose first rune (prev) ends at i.
-func wordEnd(s string, i int, prev rune) int {
+// wordEnd returns the end of the word whose first rune ends at i. Runs of
+// ASCII letters and digits and of two-byte Cyrillic letters are skipped
+// byte by byte; an apostrophe looks back at the rune before it.
+func wordEnd(s string, i int) int {
 	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf && asciiClass[c] != 2 {
-			if asciiClass[c] == 0 {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch asciiClass[c] {
+			case 1:
+				i++
+				continue
+			case 0:
 				return i
-			}
-			prev = rune(c)
-			i++
-			continue
-		}
-		if r, ok := cyrillic2(s, i); ok {
-			prev = r
-			i += 2
+			} // an apostrophe: below
+		} else if (c == 0xD0 || c == 0xD1) && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2 // U+0400–U+047F: letters
 			continue
 		}
 		r, size := decode(s, i)
 		if r == '\'' || r == rightQuote {
+			prev, _ := utf8.DecodeLastRuneInString(s[:i])
 			if !isLetterish(prev) || i+size >= len(s) {
 				return i
 			}
@@ -146,7 +159,6 @@ func wordEnd(s string, i int, prev rune) int {
 		} else if !isWordRune(r) {
 			return i
 		}
-		prev = r
 		i += size
 	}
 	return i

@@ -34,6 +34,9 @@ type Config struct {
 	Providers    map[string]ProviderConfig `json:"providers,omitempty"`
 	ModelsDir    string                    `json:"modelsDir,omitempty"`    // relative to the config file
 	DefaultModel string                    `json:"defaultModel,omitempty"` // a model key or provider:model
+	// EmbedModel is the embedding model for search by meaning: a model key
+	// or provider:model (AITE_EMBED_MODEL wins).
+	EmbedModel string `json:"embedModel,omitempty"`
 }
 
 // ProviderConfig is one OpenAI-compatible endpoint.
@@ -80,6 +83,7 @@ type fileConfig struct {
 	Providers    map[string]json.RawMessage `json:"providers"`
 	ModelsDir    string                     `json:"modelsDir"`
 	DefaultModel string                     `json:"defaultModel"`
+	EmbedModel   string                     `json:"embedModel"`
 	Dirs         struct {
 		Models string `json:"models"`
 	} `json:"dirs"`
@@ -133,7 +137,7 @@ func readConfig(path string) (Config, error) {
 	if err := json.Unmarshal(data, &fc); err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, path, describeJSONError(data, err, ""))
 	}
-	cfg := Config{ModelsDir: fc.ModelsDir, DefaultModel: fc.DefaultModel}
+	cfg := Config{ModelsDir: fc.ModelsDir, DefaultModel: fc.DefaultModel, EmbedModel: fc.EmbedModel}
 	if cfg.ModelsDir == "" {
 		cfg.ModelsDir = fc.Dirs.Models
 	}

@@ -5,6 +5,15 @@ import (
 	"fmt"
 )
 
+// HowToConfigureEmbeddings tells a user how to enable search by meaning.
+const HowToConfigureEmbeddings = `To search by meaning, configure an embedding model (any OpenAI-compatible /v1/embeddings):
+       export OPENAI_API_KEY=sk-... AITE_EMBED_MODEL=openai:text-embedding-3-small
+     or, with a local Ollama (ollama pull nomic-embed-text):
+       export AITE_EMBED_MODEL=ollama:nomic-embed-text
+     or "embedModel" in aite.json; llama.cpp, vLLM and LM Studio work through their providers
+     (AITE_EMBED_MODEL=llamacpp:<model>, vllm:<model>, lmstudio:<model>).
+Then 'aite index BOOK.md' builds the book's vector index`
+
 // HowToConfigure tells a user how to configure a model. ErrNoModel carries
 // it; commands print it when they need a model and there is none.
 const HowToConfigure = `Configure a model in one of these ways:
@@ -37,6 +46,9 @@ var (
 	// ErrNoModel: no default model is configured. Its message is
 	// HowToConfigure.
 	ErrNoModel = errors.New("no model is configured\n\n" + HowToConfigure)
+	// ErrNoEmbedModel: no embedding model is configured. Its message says
+	// how to configure one.
+	ErrNoEmbedModel = errors.New("no embedding model is configured, so search by meaning is off (search by words works as ever)\n\n" + HowToConfigureEmbeddings)
 	// ErrUnknownModel: a model key that the registry does not hold.
 	ErrUnknownModel = errors.New("unknown model")
 	// ErrUnknownProvider: a provider name that is neither configured nor a

@@ -33,6 +33,8 @@ type Registry struct {
 	defFrom    string // "AITE_MODEL" or "defaultModel"
 	def        Model
 	defErr     error
+	embedSpec  string // AITE_EMBED_MODEL, else the config file's embedModel
+	embedFrom  string
 
 	env          func(string) string
 	httpClient   *http.Client
@@ -86,6 +88,10 @@ func Load(opts LoadOptions) (*Registry, []Warning, error) {
 	r.modelsDir = dir
 	r.addModels(readModelsDir(dir, dirExplicit, &ws), &ws)
 	r.loadDefault(cfg, &ws)
+	r.embedSpec, r.embedFrom = strings.TrimSpace(r.env("AITE_EMBED_MODEL")), "AITE_EMBED_MODEL"
+	if r.embedSpec == "" {
+		r.embedSpec, r.embedFrom = strings.TrimSpace(cfg.EmbedModel), "embedModel"
+	}
 	r.logLoaded()
 	return r, ws, nil
 }

@@ -49,6 +49,11 @@ const (
 	DefaultStallTimeoutMs      = 30000
 	DefaultAdminScope          = "aite:admin"
 	DefaultJWKSMaxStaleSeconds = 3600
+	// DefaultLeaseMs is cluster.leaseMs: how long the runs of a node that
+	// stopped renewing its lease stay its own (PostgreSQL store).
+	DefaultLeaseMs = 15000
+	// MinLeaseMs is the smallest cluster.leaseMs.
+	MinLeaseMs = 1000
 	// MinChatTokenTTLSeconds is the smallest chatImageToken.ttlSeconds.
 	MinChatTokenTTLSeconds = 60
 	// FileName is the config file looked for in the working directory.
@@ -73,6 +78,7 @@ type Config struct {
 	Auth           AuthConfig           `json:"auth"`
 	ChatImageToken ChatImageTokenConfig `json:"chatImageToken"`
 	CORS           CORSConfig           `json:"cors"`
+	Cluster        ClusterConfig        `json:"cluster"`
 
 	origin map[string]string // key → where its value came from, for error messages
 }
@@ -90,8 +96,40 @@ type ServerConfig struct {
 
 // StorageConfig is storage.*.
 type StorageConfig struct {
+	// Store is storage.store: a postgres:// (or postgresql://) URL selects
+	// PostgreSQL; anything else is the SQLite file (it then replaces
+	// sqlitePath); "" keeps SQLite at sqlitePath.
+	Store        string `json:"store"`
 	SQLitePath   string `json:"sqlitePath"`   // storage.sqlitePath ("" = <data>/aite.db)
 	EventFlushMs int    `json:"eventFlushMs"` // storage.eventFlushMs
+}
+
+// PostgresDSN returns storage.store when it names a PostgreSQL database,
+// else "" (the SQLite file storage.sqlitePath).
+func (c Config) PostgresDSN() string {
+	if IsPostgres(c.Storage.Store) {
+		return strings.TrimSpace(c.Storage.Store)
+	}
+	return ""
+}
+
+// IsPostgres reports whether a storage.store value names a PostgreSQL
+// database (a postgres:// or postgresql:// URL) rather than a file.
+func IsPostgres(store string) bool {
+	s := strings.ToLower(strings.TrimSpace(store))
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// ClusterConfig is cluster.*: what the nodes sharing a PostgreSQL store
+// need (SQLite has one node).
+type ClusterConfig struct {
+	// LeaseMs is cluster.leaseMs: a node renews its lease every third of
+	// it; the runs of a node that stopped are aborted by another node
+	// within LeaseMs plus a third.
+	LeaseMs int `json:"leaseMs"`
+	// Node is cluster.node: this node's name, unique among the live nodes
+	// ("" = host name, process id and a random suffix).
+	Node string `json:"node"`
 }
 
 // DirsConfig is dirs.*; "" means the directory of that name under Data.
@@ -190,6 +228,7 @@ func Default() Config {
 		Skills:         SkillsConfig{MaxPromptChars: DefaultMaxPromptChars},
 		Documents:      DocumentsConfig{MaxBytes: DefaultDocumentMaxBytes},
 		ChatImageToken: ChatImageTokenConfig{TTLSeconds: DefaultChatTokenTTLSeconds, DataTokenValidation: true},
+		Cluster:        ClusterConfig{LeaseMs: DefaultLeaseMs},
 	}
 }
 
@@ -286,6 +325,9 @@ func (c *Config) resolvePaths(wd string) {
 		}
 		*p = absUnder(wd, *p)
 	}
+	if st := strings.TrimSpace(c.Storage.Store); st != "" && !IsPostgres(st) {
+		c.Storage.SQLitePath = st
+	}
 	under(&c.Storage.SQLitePath, DefaultDBName)
 	d := &c.Dirs
 	under(&d.Agents, "agents")
@@ -331,6 +373,9 @@ func (c Config) HTTPTimeouts() (readHeader, read, idle time.Duration) {
 
 // Heartbeat returns sse.heartbeatMs as a duration.
 func (c Config) Heartbeat() time.Duration { return ms(c.SSE.HeartbeatMs) }
+
+// Lease returns cluster.leaseMs as a duration.
+func (c Config) Lease() time.Duration { return ms(c.Cluster.LeaseMs) }
 
 // FrontendTimeout returns tools.frontendSubmitTimeoutMs as a duration.
 func (c Config) FrontendTimeout() time.Duration { return ms(c.Tools.FrontendSubmitTimeoutMs) }

@@ -268,6 +268,47 @@ func TestValidateWithoutLoad(t *testing.T) {
 	require.EqualError(t, c.Validate(), "config: memory.k: must be at least 1 (got -1)")
 }
 
+func TestStore(t *testing.T) {
+	const dsn = "postgres://aite:secret@db.internal:5432/aite?sslmode=require"
+	tests := []struct {
+		name     string
+		file     string
+		env      env
+		flags    map[string]string
+		postgres string
+		sqlite   string // relative to the working directory
+	}{
+		{"default: SQLite in the data directory", "", nil, nil, "", "aite-data/aite.db"},
+		{"a file in the config", `{"storage": {"store": "var/x.db"}}`, nil, nil, "", "var/x.db"},
+		{"a file beats sqlitePath", "", env{"AITE_STORE": "y.db", "AITE_DB": "z.db"}, nil, "", "y.db"},
+		{"PostgreSQL from the config", `{"storage": {"store": "` + dsn + `"}}`, nil, nil, dsn, "aite-data/aite.db"},
+		{"PostgreSQL from the environment", "", env{"AITE_STORE": " POSTGRESQL://h/db "}, nil, "POSTGRESQL://h/db", "aite-data/aite.db"},
+		{"the flag beats the environment", "", env{"AITE_STORE": dsn}, map[string]string{"storage.store": "f.db"}, "", "f.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, wd, err := load(t, tt.file, tt.env, tt.flags)
+			require.NoError(t, err)
+			require.Equal(t, tt.postgres, c.PostgresDSN())
+			require.Equal(t, filepath.Join(wd, tt.sqlite), c.Storage.SQLitePath)
+		})
+	}
+}
+
+func TestCluster(t *testing.T) {
+	c, _, err := load(t, "", nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, 15*time.Second, c.Lease())
+	require.Empty(t, c.Cluster.Node)
+	c, _, err = load(t, `{"cluster": {"leaseMs": 3000, "node": "web-1"}}`, env{"AITE_NODE": "web-2"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Second, c.Lease())
+	require.Equal(t, "web-2", c.Cluster.Node)
+	_, _, err = load(t, "", env{"AITE_LEASE_MS": "999"}, nil)
+	require.ErrorContains(t, err, "cluster.leaseMs")
+	require.ErrorContains(t, err, "at least 1000")
+}
+
 // The hardening keys of issue 14: defaults and every source.
 func TestSecurityKeys(t *testing.T) {
 	wd := t.TempDir()

@@ -78,6 +78,9 @@ func (c Config) Validate() error {
 			return c.fail(p.key, "is blank")
 		}
 	}
+	if c.Cluster.LeaseMs < MinLeaseMs {
+		return c.fail("cluster.leaseMs", fmt.Sprintf("must be at least %d (got %d)", MinLeaseMs, c.Cluster.LeaseMs))
+	}
 	cop := http.NewCrossOriginProtection()
 	for _, o := range c.CORS.AllowedOrigins {
 		if err := cop.AddTrustedOrigin(o); o != "*" && err != nil {

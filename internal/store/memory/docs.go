@@ -68,6 +68,12 @@ func (s *Store) LatestPlan(ctx context.Context, chatID string) (store.Plan, erro
 	return p, nil
 }
 
+// snapshot is a document's snapshot (store/journal.go).
+type snapshot struct {
+	store.Snapshot
+	content store.DocumentContent
+}
+
 // CreateDocument implements store.Documents.
 func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Document, error) {
 	if err := store.ValidateNewDocument(d); err != nil {
@@ -83,7 +89,11 @@ func (s *Store) CreateDocument(ctx context.Context, d store.Document) (store.Doc
 	}
 	d.SizeBytes, d.CreatedAt, d.UpdatedAt = len(d.Markdown), ms(d.CreatedAt), ms(d.UpdatedAt)
 	d.ItemIDs = store.StoredIDs(d.ItemIDs)
-	s.docs[d.ID] = d
+	s.snaps[d.ID] = snapshot{Snapshot: store.Snapshot{NextItemID: d.NextItemID},
+		content: store.DocumentContent{Markdown: d.Markdown, ItemCount: d.ItemCount, ItemIDs: d.ItemIDs, NextItemID: d.NextItemID}}
+	sum := d
+	sum.Markdown, sum.ItemIDs, sum.NextItemID = "", nil, 0
+	s.docs[d.ID] = sum
 	d.ItemIDs = store.StoredIDs(d.ItemIDs)
 	return d, nil
 }
@@ -93,8 +103,17 @@ func (s *Store) GetDocument(ctx context.Context, id string) (store.Document, err
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	d, err := s.document(ctx, id)
-	d.ItemIDs = store.StoredIDs(d.ItemIDs)
-	return d, err
+	if err != nil {
+		return store.Document{}, err
+	}
+	snap := s.snaps[id]
+	var since []store.DocumentEdit
+	for _, e := range s.edits[id] {
+		if e.Revision > snap.Revision {
+			since = append(since, e)
+		}
+	}
+	return store.Current(d, snap.content, since)
 }
 
 func (s *Store) document(ctx context.Context, id string) (store.Document, error) {
@@ -117,7 +136,6 @@ func (s *Store) ListDocuments(ctx context.Context) ([]store.Document, error) {
 	}
 	out := make([]store.Document, 0, len(s.docs))
 	for _, d := range s.docs {
-		d.Markdown, d.ItemIDs, d.NextItemID = "", nil, 0
 		out = append(out, d)
 	}
 	slices.SortFunc(out, func(a, b store.Document) int {
@@ -134,16 +152,18 @@ func (s *Store) ApplyDocumentEdit(ctx context.Context, docID string, c store.Doc
 	if err != nil {
 		return store.Document{}, err
 	}
-	if err := store.ValidateEdit(docID, d.Revision, c, e); err != nil {
+	snap := s.snaps[docID]
+	d, info, full, err := store.ApplyEdit(d, snap.Snapshot, c, e)
+	if err != nil {
 		return store.Document{}, err
 	}
 	e.DocumentID, e.At = docID, ms(e.At)
-	e = cloneEdit(e)
-	d.Markdown, d.Revision, d.ItemCount, d.SizeBytes, d.UpdatedAt = c.Markdown, e.Revision, c.ItemCount, len(c.Markdown), e.At
-	d.ItemIDs, d.NextItemID = store.StoredIDs(c.ItemIDs), c.NextItemID
-	s.docs[docID] = d
-	s.edits[docID] = append(s.edits[docID], e)
-	d.ItemIDs = store.StoredIDs(d.ItemIDs)
+	s.edits[docID] = append(s.edits[docID], cloneEdit(e))
+	snap.Snapshot = info
+	if full != nil {
+		snap.content = *full
+	}
+	s.snaps[docID], s.docs[docID] = snap, d
 	return d, nil
 }
 
@@ -199,9 +219,46 @@ func cloneEdit(e store.DocumentEdit) store.DocumentEdit {
 		sp := *e.Splice
 		e.Splice = &sp
 	}
+	if e.IDs != nil {
+		is := *e.IDs
+		is.New = append([]int{}, is.New...) // never nil, as every backend reads it back
+		e.IDs = &is
+	}
 	if e.RevertedTo != nil {
 		r := *e.RevertedTo
 		e.RevertedTo = &r
 	}
 	return e
+}
+
+// PutDocumentData implements store.DocumentData.
+func (s *Store) PutDocumentData(ctx context.Context, docID, name string, data []byte, at time.Time) error {
+	if err := store.ValidateDocumentData(docID, name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, ok := s.docs[docID]; !ok {
+		return fmt.Errorf("document %q: %w", docID, store.ErrNotFound)
+	}
+	s.data[[2]string{docID, name}] = store.DocumentDatum{DocumentID: docID, Name: name, Data: clone(data), UpdatedAt: ms(at)}
+	return nil
+}
+
+// GetDocumentData implements store.DocumentData.
+func (s *Store) GetDocumentData(ctx context.Context, docID, name string) (store.DocumentDatum, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := ctx.Err(); err != nil {
+		return store.DocumentDatum{}, err
+	}
+	d, ok := s.data[[2]string{docID, name}]
+	if !ok {
+		return store.DocumentDatum{}, fmt.Errorf("%s of document %q: %w", name, docID, store.ErrNotFound)
+	}
+	d.Data = clone(d.Data)
+	return d, nil
 }

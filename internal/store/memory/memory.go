@@ -27,9 +27,11 @@ type Store struct {
 	systems  map[string][]store.SystemSnapshot
 	events   map[string][]store.Event
 	plans    map[string]store.Plan
-	docs     map[string]store.Document
+	docs     map[string]store.Document // without text and item IDs: those of the snapshot
+	snaps    map[string]snapshot
 	edits    map[string][]store.DocumentEdit
 	tasks    map[string]store.TaskState
+	data     map[[2]string]store.DocumentDatum // by document id and name
 }
 
 var _ store.Store = (*Store)(nil)
@@ -45,8 +47,10 @@ func New() *Store {
 		events:   map[string][]store.Event{},
 		plans:    map[string]store.Plan{},
 		docs:     map[string]store.Document{},
+		snaps:    map[string]snapshot{},
 		edits:    map[string][]store.DocumentEdit{},
 		tasks:    map[string]store.TaskState{},
+		data:     map[[2]string]store.DocumentDatum{},
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -20,27 +19,10 @@ func TestEmbeddedMigrations(t *testing.T) {
 	require.NoError(t, err)
 	var names []string
 	for i, m := range migs {
-		require.Equal(t, i+1, m.version)
-		names = append(names, m.name)
+		require.Equal(t, i+1, m.Version)
+		names = append(names, m.Name)
 	}
-	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners"}, names)
-}
-
-func TestLoadMigrationsRejects(t *testing.T) {
-	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
-	cases := map[string]fstest.MapFS{
-		"gap":       {"m/0001_a.sql": file("SELECT 1"), "m/0003_c.sql": file("SELECT 1")},
-		"repeat":    {"m/0001_a.sql": file("SELECT 1"), "m/001_b.sql": file("SELECT 1")},
-		"no number": {"m/init.sql": file("SELECT 1")},
-		"zero":      {"m/0000_a.sql": file("SELECT 1")},
-	}
-	for name, fsys := range cases {
-		_, err := loadMigrations(fsys, "m")
-		require.Error(t, err, name)
-	}
-	migs, err := loadMigrations(fstest.MapFS{"m/0001_a.sql": file("SELECT 1"), "m/README.md": file("x")}, "m")
-	require.NoError(t, err)
-	require.Len(t, migs, 1, "only .sql files count")
+	require.Equal(t, []string{"history", "documents", "task_states", "document_item_ids", "document_splices", "owners", "document_data", "document_journal"}, names)
 }
 
 // appliedVersions reads schema_migrations.
@@ -83,7 +65,7 @@ func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 	chat, err := s.GetChat(bg, "c1")
 	require.NoError(t, err)
 	require.Equal(t, "from v1", chat.Name, "the upgrade kept the data")
@@ -99,7 +81,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	for range 3 {
 		s, err := Open(path)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 		var applied []int64
 		rows, err := s.r.QueryContext(bg, `SELECT applied_at FROM schema_migrations ORDER BY version`)
 		require.NoError(t, err)
@@ -130,9 +112,9 @@ func TestMigrateRefusesANewerFile(t *testing.T) {
 
 func TestFailedMigrationLeavesNoTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aite.db")
-	migs := []migration{
-		{version: 1, name: "good", sql: `CREATE TABLE a (x INTEGER) STRICT`},
-		{version: 2, name: "bad", sql: `CREATE TABLE b (x INTEGER); INSERT INTO a VALUES (1); THIS IS NOT SQL`},
+	migs := []store.Migration{
+		{Version: 1, Name: "good", SQL: `CREATE TABLE a (x INTEGER) STRICT`},
+		{Version: 2, Name: "bad", SQL: `CREATE TABLE b (x INTEGER); INSERT INTO a VALUES (1); THIS IS NOT SQL`},
 	}
 	_, err := open(bg, path, defaultConfig(), migs)
 	require.ErrorContains(t, err, "0002_bad")
@@ -164,7 +146,7 @@ func TestMigrateAddsItemIDsToExistingDocuments(t *testing.T) {
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6}, appliedVersions(t, s))
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8}, appliedVersions(t, s))
 	d, err := s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, "# A\n\nB.\n", d.Markdown, "the upgrade kept the document")

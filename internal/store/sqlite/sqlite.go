@@ -103,7 +103,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	return open(context.Background(), abs, cfg, migs)
 }
 
-func open(ctx context.Context, abs string, cfg config, migs []migration) (*Store, error) {
+func open(ctx context.Context, abs string, cfg config, migs []store.Migration) (*Store, error) {
 	w, err := sql.Open("sqlite", dsn(abs, cfg, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -125,7 +125,7 @@ func open(ctx context.Context, abs string, cfg config, migs []migration) (*Store
 }
 
 // prepareWriter checks that the file is in WAL mode and migrates it.
-func prepareWriter(ctx context.Context, w *sql.DB, migs []migration) error {
+func prepareWriter(ctx context.Context, w *sql.DB, migs []store.Migration) error {
 	var mode string
 	if err := w.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
 		return fmt.Errorf("sqlite: opening the database: %w", err)

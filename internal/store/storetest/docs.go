@@ -2,6 +2,9 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,7 +19,10 @@ var documentTests = []test{
 	{"Documents/ListOrder", testDocumentList},
 	{"Documents/ItemIDs", testDocumentItemIDs},
 	{"Documents/ItemIDsRejected", testDocumentItemIDsRejected},
+	{"Documents/Journal", testDocumentJournal},
+	{"Documents/JournalRejected", testDocumentJournalRejected},
 	{"Tasks/Upsert", testTasks},
+	{"DocumentData/PutAndGet", testDocumentData},
 }
 
 func testPlans(t *testing.T, s store.Store) {
@@ -120,7 +126,7 @@ func testDocumentEdits(t *testing.T, s store.Store) {
 	d, err := s.ApplyDocumentEdit(bg, "d1", text(md1, 2), edit(1, "replace"))
 	require.NoError(t, err)
 	require.Equal(t, 1, d.Revision)
-	require.Equal(t, md1, d.Markdown)
+	require.Empty(t, d.Markdown, "the result leaves out the text, as ListDocuments does")
 	require.Equal(t, len(md1), d.SizeBytes)
 	require.Equal(t, ms(at(11)), d.UpdatedAt)
 	require.Equal(t, ms(at(0)), d.CreatedAt)
@@ -227,10 +233,9 @@ func testDocumentItemIDs(t *testing.T, s store.Store) {
 	c := store.DocumentContent{Markdown: md, ItemCount: 3, ItemIDs: []int{1, 3, 2}, NextItemID: 4}
 	d, err = s.ApplyDocumentEdit(bg, "d1", c, edit(1, "insert_before"))
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 3, 2}, d.ItemIDs)
-	require.Equal(t, 4, d.NextItemID)
-	c.ItemIDs[0] = 99
-	d.ItemIDs[1] = 98 // neither the argument nor the result aliases the stored IDs
+	require.Nil(t, d.ItemIDs, "the result leaves out the item IDs")
+	require.Zero(t, d.NextItemID)
+	c.ItemIDs[0] = 99 // the argument does not alias the stored IDs
 	got, err = s.GetDocument(bg, "d1")
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 3, 2}, got.ItemIDs)
@@ -243,7 +248,7 @@ func testDocumentItemIDs(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	got, err = s.GetDocument(bg, "d1")
 	require.NoError(t, err)
-	require.Equal(t, d, got)
+	require.Equal(t, d, summary(got))
 	require.Equal(t, store.Document{ID: "d1", Name: "d1.md", Markdown: c.Markdown, Revision: 2, ItemCount: 2,
 		ItemIDs: []int{1, 3}, NextItemID: 4, SizeBytes: len(c.Markdown), CreatedAt: ms(at(1)), UpdatedAt: ms(at(12))}, got)
 
@@ -328,4 +333,179 @@ func testDocumentItemIDsRejected(t *testing.T, s store.Store) {
 	edits, err := s.ListDocumentEdits(bg, "d1", 0)
 	require.NoError(t, err)
 	require.Empty(t, edits)
+}
+
+func testDocumentData(t *testing.T, s store.Store) {
+	_, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d1.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.CreateDocument(bg, store.Document{ID: "d2", Name: "d2.md", Markdown: book, ItemCount: 2, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	_, err = s.GetDocumentData(bg, "d1", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "nothing stored yet")
+
+	codexJSON := []byte(`{"format":"aite-codex","version":1,"entries":[]}`)
+	blob := make([]byte, 70000) // binary, with every byte value and NULs
+	for i := range blob {
+		blob[i] = byte(i * 7)
+	}
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", codexJSON, at(2)))
+	require.NoError(t, s.PutDocumentData(bg, "d1", "vectors.bin", blob, at(3)))
+	got, err := s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, store.DocumentDatum{DocumentID: "d1", Name: "codex.json", Data: codexJSON, UpdatedAt: ms(at(2))}, got)
+	got, err = s.GetDocumentData(bg, "d1", "vectors.bin")
+	require.NoError(t, err)
+	require.Equal(t, blob, got.Data, "bytes come back exactly")
+
+	replaced := []byte(`{"format":"aite-codex","version":1,"entries":[{"id":"x","name":"X"}]}`)
+	require.NoError(t, s.PutDocumentData(bg, "d1", "codex.json", replaced, at(4)))
+	got, err = s.GetDocumentData(bg, "d1", "codex.json")
+	require.NoError(t, err)
+	require.Equal(t, replaced, got.Data, "a put replaces the value")
+	require.Equal(t, ms(at(4)), got.UpdatedAt)
+	_, err = s.GetDocumentData(bg, "d2", "codex.json")
+	requireIs(t, err, store.ErrNotFound, "values are per document")
+
+	require.NoError(t, s.PutDocumentData(bg, "d2", "empty", nil, at(5)))
+	got, err = s.GetDocumentData(bg, "d2", "empty")
+	require.NoError(t, err)
+	require.Empty(t, got.Data)
+
+	requireIs(t, s.PutDocumentData(bg, "nope", "codex.json", codexJSON, at(1)), store.ErrNotFound, "an unknown document")
+	for _, bad := range []string{"", "a/b", "../x", "with space", string(make([]byte, 65))} {
+		requireIs(t, s.PutDocumentData(bg, "d1", bad, codexJSON, at(1)), store.ErrInvalid, bad)
+	}
+	// The document itself is untouched.
+	d, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, 0, d.Revision)
+	require.Equal(t, book, d.Markdown)
+}
+
+// summary is d without its text and item IDs, as ApplyDocumentEdit and
+// ListDocuments give it.
+func summary(d store.Document) store.Document {
+	d.Markdown, d.ItemIDs, d.NextItemID = "", nil, 0
+	return d
+}
+
+// journalEdit is edit rev of testDocumentJournal: it replaces paragraph
+// k of the text (the item at index k+1, after the heading) with new text,
+// or inserts one after it, as the server records such an edit.
+func journalEdit(text string, ids []int, next, rev, k int, insert bool, extra string) (string, []int, int, store.DocumentEdit) {
+	paras := strings.SplitAfter(text, "\n\n")
+	at := 0
+	for _, p := range paras[:k+1] {
+		at += len(p)
+	}
+	old := paras[k+1]
+	e := edit(rev, "replace")
+	newText := fmt.Sprintf("Paragraph %d of revision %d%s.\n\n", k, rev, extra)
+	is := &store.IDSplice{At: k + 1, Old: 1, New: []int{ids[k+1]}, Next: next}
+	if insert {
+		e.Op, old, at = "insert_after", "", at+len(old)
+		is = &store.IDSplice{At: k + 2, Old: 0, New: []int{next}, Next: next + 1}
+		next++
+	}
+	e.Splice, e.IDs = &store.Splice{At: at, Old: old, New: newText}, is
+	text = text[:at] + newText + text[at+len(old):]
+	ids = slices.Replace(slices.Clone(ids), is.At, is.At+is.Old, is.New...)
+	return text, ids, next, e
+}
+
+// testDocumentJournal: edits that record their change are journaled and a
+// read replays them on the snapshot; the content (DocumentContent.Later) is
+// asked for, and written as the new snapshot, exactly when
+// store.SnapshotDue says so; an edit that records no change is a snapshot.
+func testDocumentJournal(t *testing.T, s store.Store) {
+	text := "# Journal\n\n"
+	ids := []int{1}
+	for i := range 12 {
+		text += fmt.Sprintf("Paragraph %d.\n\n", i)
+		ids = append(ids, i+2)
+	}
+	next := len(ids) + 1
+	_, err := s.CreateDocument(bg, store.Document{ID: "j1", Name: "j.md", Markdown: text, ItemCount: len(ids),
+		ItemIDs: ids, NextItemID: next, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	snapNext, pending, pendingBytes, snapshots := next, 0, 0, 0
+	check := func(rev int) {
+		t.Helper()
+		got, err := s.GetDocument(bg, "j1")
+		require.NoError(t, err)
+		require.Equal(t, store.Document{ID: "j1", Name: "j.md", Markdown: text, Revision: rev, ItemCount: len(ids),
+			ItemIDs: ids, NextItemID: next, SizeBytes: len(text), CreatedAt: ms(at(1)), UpdatedAt: ms(at(10 + rev))}, got,
+			"revision %d", rev)
+	}
+	for rev := 1; rev <= store.SnapshotEdits+110; rev++ {
+		extra := ""
+		if rev == 60 { // a big change: the bytes bound
+			extra = strings.Repeat("x", store.SnapshotBytes)
+		}
+		var e store.DocumentEdit
+		text, ids, next, e = journalEdit(text, ids, next, rev, rev%11, rev%5 == 0 && len(ids) < 40, extra)
+		if rev == 100 {
+			e.IDs = nil // records no item IDs: cannot be replayed
+		}
+		due := store.SnapshotDue(snapNext, pending, pendingBytes, e)
+		asked := false
+		c := store.DocumentContent{Later: func() store.DocumentContent {
+			asked = true
+			return store.DocumentContent{Markdown: text, ItemCount: len(ids), ItemIDs: ids, NextItemID: next}
+		}}
+		d, err := s.ApplyDocumentEdit(bg, "j1", c, e)
+		require.NoError(t, err, "revision %d", rev)
+		require.Equal(t, due, asked, "revision %d: the content was asked for exactly when a snapshot was due", rev)
+		require.Equal(t, store.Document{ID: "j1", Name: "j.md", Revision: rev, ItemCount: len(ids), SizeBytes: len(text),
+			CreatedAt: ms(at(1)), UpdatedAt: ms(at(10 + rev))}, d, "revision %d", rev)
+		if due {
+			snapNext, pending, pendingBytes = next, 0, 0
+			snapshots++
+		} else {
+			pending, pendingBytes = pending+1, pendingBytes+store.ChangeBytes(e)
+		}
+		if rev%17 == 0 || due || rev == store.SnapshotEdits+110 {
+			check(rev)
+		}
+	}
+	require.Equal(t, 4, snapshots, "the bytes bound (making the big paragraph, replacing it), an edit without IDs and the edits bound")
+	edits, err := s.ListDocumentEdits(bg, "j1", store.SnapshotEdits+109)
+	require.NoError(t, err)
+	require.Len(t, edits, 1)
+	require.NotNil(t, edits[0].IDs, "the item ID change round-trips")
+	_, _, _, want := journalEdit(text, ids, next, 0, 0, false, "") // any edit's shape
+	require.IsType(t, want.IDs, edits[0].IDs)
+}
+
+// testDocumentJournalRejected: a change that does not fit the document is
+// refused and changes nothing.
+func testDocumentJournalRejected(t *testing.T, s store.Store) {
+	_, err := s.CreateDocument(bg, store.Document{ID: "j2", Name: "j.md", Markdown: book, ItemCount: 2,
+		ItemIDs: []int{1, 2}, NextItemID: 3, CreatedAt: at(1), UpdatedAt: at(1)})
+	require.NoError(t, err)
+	// A first edit: a snapshot is not due, so the change is what is checked.
+	good := edit(1, "replace")
+	good.Splice, good.IDs = &store.Splice{At: 9, Old: "First", New: "1st"}, &store.IDSplice{At: 1, Old: 1, New: []int{2}, Next: 3}
+	lost := store.DocumentContent{Later: func() store.DocumentContent { panic("no snapshot is due") }}
+	for name, e := range map[string]func(*store.DocumentEdit){
+		"text change past the end": func(e *store.DocumentEdit) { e.Splice.At = len(book) },
+		"negative text offset":     func(e *store.DocumentEdit) { e.Splice.At = -1 },
+		"items past the end":       func(e *store.DocumentEdit) { e.IDs.At = 2 },
+		"a new ID not below next":  func(e *store.DocumentEdit) { e.IDs.New = []int{3} },
+		"a repeated new ID":        func(e *store.DocumentEdit) { e.IDs.Old, e.IDs.New = 1, []int{2, 2} },
+	} {
+		bad := good
+		sp, is := *good.Splice, *good.IDs
+		is.New = slices.Clone(is.New)
+		bad.Splice, bad.IDs = &sp, &is
+		e(&bad)
+		_, err := s.ApplyDocumentEdit(bg, "j2", lost, bad)
+		requireIs(t, err, store.ErrInvalid, "%s", name)
+	}
+	_, err = s.ApplyDocumentEdit(bg, "j2", lost, good)
+	require.NoError(t, err)
+	got, err := s.GetDocument(bg, "j2")
+	require.NoError(t, err)
+	require.Equal(t, "# Title\n\n1st paragraph — ü.\n", got.Markdown)
+	require.Equal(t, []int{1, 2}, got.ItemIDs)
 }

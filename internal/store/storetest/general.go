@@ -19,6 +19,45 @@ var generalTests = []test{
 	{"General/NothingDeleted", testNothingDeleted},
 	{"General/Concurrency", testConcurrency},
 	{"General/CanceledContext", testCanceledContext},
+	{"General/AnyText", testAnyText},
+}
+
+// odd is text a client or a model may send that some databases refuse in a text column: a NUL
+// byte, invalid UTF-8, a lone surrogate's bytes, a BOM.
+const odd = "a\x00b \xff\xfe \xed\xa0\x80 \ufeffz"
+
+// testAnyText: names, contents, request ids and document texts keep any bytes.
+func testAnyText(t *testing.T, s store.Store) {
+	require.NoError(t, s.CreateChat(bg, store.Chat{ID: "c1", Name: odd, LastRunContent: odd}))
+	run := store.Run{ID: "r1", ChatID: "c1", RequestID: odd, StartedAt: at(0)}
+	require.NoError(t, s.CreateRun(bg, run))
+	require.NoError(t, s.UpdateChatAfterRun(bg, "c1", "r1", odd+odd, at(1)))
+	chat, err := s.GetChat(bg, "c1")
+	require.NoError(t, err)
+	require.Equal(t, odd, chat.Name)
+	require.Equal(t, odd+odd, chat.LastRunContent)
+	got, err := s.GetRun(bg, "r1")
+	require.NoError(t, err)
+	require.Equal(t, odd, got.RequestID)
+
+	_, err = s.CreateDocument(bg, store.Document{ID: "d1", Name: odd, Markdown: odd, ItemCount: 1})
+	require.NoError(t, err)
+	e := edit(1, "replace")
+	e.Before, e.After = odd, odd+"!"
+	_, err = s.ApplyDocumentEdit(bg, "d1", text(odd+odd, 1), e)
+	require.NoError(t, err)
+	doc, err := s.GetDocument(bg, "d1")
+	require.NoError(t, err)
+	require.Equal(t, odd, doc.Name)
+	require.Equal(t, odd+odd, doc.Markdown)
+	require.Equal(t, len(odd+odd), doc.SizeBytes)
+	edits, err := s.ListDocumentEdits(bg, "d1", 0)
+	require.NoError(t, err)
+	require.Equal(t, odd, edits[0].Before)
+	require.Equal(t, odd+"!", edits[0].After)
+	list, err := s.ListDocuments(bg)
+	require.NoError(t, err)
+	require.Equal(t, odd, list[0].Name)
 }
 
 func testCopies(t *testing.T, s store.Store) {

@@ -102,7 +102,7 @@ func TestFilesAreStrictJSONWithTheirPrompts(t *testing.T) {
 	require.Equal(t, want["run_cursor_agent"], got["run_cursor_agent"])
 	rp := props(got["rewrite_paragraph"])
 	require.Equal(t, map[string]any{"const": "paragraphEditor"}, rp["_delegate"])
-	require.Equal(t, map[string]any{"const": []any{"†state.pointer", "†state.markdown", "styleGuide"}}, rp["_scopes"])
+	require.Equal(t, map[string]any{"const": []any{"†state.pointer", "†state.markdown", "styleGuide", "characters", "glossary"}}, rp["_scopes"])
 	require.Equal(t, map[string]any{"const": "†state.proposal"}, rp["_outputPath"])
 
 	ct := toolsOf(t, fs["tools/cursor_agent.backend"])

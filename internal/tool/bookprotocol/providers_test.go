@@ -109,7 +109,7 @@ func TestProvidersPreferTheSidecar(t *testing.T) {
 	require.ErrorContains(t, err, "novel"+CardsSuffix)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "novel"+CardsSuffix), []byte(`[1]`), 0o644))
 	_, err = Providers(booktools.Env{Session: s, Book: info.ID})[ProviderGlossary](context.Background())
-	require.ErrorContains(t, err, "expected a JSON object")
+	require.ErrorContains(t, err, "not a JSON object")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

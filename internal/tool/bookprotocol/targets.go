@@ -10,6 +10,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
+	"github.com/aitexteditor/aite/internal/codex"
 )
 
 // InstancePrefix starts the instance ids of targets: t1, t2, …
@@ -45,7 +46,10 @@ func (b *binding) createTargets(_ context.Context, call *protocol.Call, _ *proto
 	if b.env.Session == nil {
 		return protocol.Result{}, errors.New("no book is open for the book tools")
 	}
-	type target struct{ pointer, markdown string }
+	type target struct {
+		id                int
+		pointer, markdown string
+	}
 	var (
 		targets  []target
 		bad      []string
@@ -66,7 +70,7 @@ func (b *binding) createTargets(_ context.Context, call *protocol.Call, _ *proto
 			continue
 		}
 		seen[it.ID] = ptr
-		targets = append(targets, target{it.Pointer.String(), it.Markdown})
+		targets = append(targets, target{it.ID, it.Pointer.String(), it.Markdown})
 	}
 	if len(bad) > 0 {
 		return protocol.Result{}, errorf("not_found", "create_targets created nothing: %d of %d pointers name no item: %s",
@@ -87,6 +91,11 @@ func (b *binding) createTargets(_ context.Context, call *protocol.Call, _ *proto
 		ids[i] = id
 		msgs = append(msgs, agentctx.Message{Type: agentctx.TypeState, Kind: "state", Instance: id, HasValue: true,
 			Value: agentctx.NewObject("pointer", t.pointer, "markdown", t.markdown)})
+		cards, err := b.targetCards(t.id, id)
+		if err != nil {
+			return protocol.Result{}, err
+		}
+		msgs = append(msgs, cards...)
 	}
 	summary := agentctx.NewObject("label", label, "count", json.Number(strconv.Itoa(len(targets))), "instances", ids)
 	if len(warnings) > 0 {
@@ -99,6 +108,46 @@ func (b *binding) createTargets(_ context.Context, call *protocol.Call, _ *proto
 	msgs = append(msgs, agentctx.Message{Type: agentctx.TypeState, Kind: "state", HasValue: true, Path: "targets",
 		OutputMethod: agentctx.MethodSet, Value: summary})
 	return protocol.Result{Messages: msgs}, nil
+}
+
+// targetCards returns the codex entries a target's item names as data
+// messages of kinds characters and glossary in the target's instance:
+// {name: text}, the text being the description, the other names and the
+// facts known at that item with their evidence. An instance's view merges
+// them over the book's cards, so a paragraph editor given the scopes
+// characters and glossary sees what holds at its paragraph and nothing
+// later. No entries: no message.
+func (b *binding) targetCards(itemID int, instance string) ([]agentctx.Message, error) {
+	cx, err := b.env.Session.CodexContext(b.env.Book, []int{itemID})
+	if err != nil {
+		return nil, domainError(err)
+	}
+	chars, gloss := &agentctx.Object{}, &agentctx.Object{}
+	for _, e := range cx {
+		text := e.Description
+		if len(e.Aliases) > 0 {
+			text = strings.TrimSpace(text + " (also: " + strings.Join(e.Aliases, ", ") + ")")
+		}
+		if len(e.Facts) > 0 {
+			text = strings.TrimSpace(text + " Known here: " + strings.Join(e.Facts, "; ") + ".")
+		}
+		if e.Kind == codex.Character {
+			chars.Set(e.Name, text)
+		} else {
+			gloss.Set(e.Name, strings.TrimSpace(string(e.Kind)+": "+text))
+		}
+	}
+	var out []agentctx.Message
+	for _, c := range []struct {
+		kind string
+		v    *agentctx.Object
+	}{{KindCharacters, chars}, {KindGlossary, gloss}} {
+		if c.v.Len() > 0 {
+			out = append(out, agentctx.Message{Type: agentctx.TypeData, Kind: c.kind, Instance: instance, HasValue: true, Value: c.v,
+				Description: "The codex entries this target's item names, with the facts known at it."})
+		}
+	}
+	return out, nil
 }
 
 // nextInstance returns the number after the highest tN of the previous

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
+	"github.com/aitexteditor/aite/internal/codex"
 )
 
 // paragraphs returns the pointers and markdown of the book's first n
@@ -104,4 +105,34 @@ func TestCreateTargetsWithABadPointerCreatesNothing(t *testing.T) {
 	modelError(t, err, "invalid_arguments")
 	_, err = run(t, acts, CreateTargets, `{"label":"","pointers":["`+ptrs[0]+`"]}`, nil)
 	modelError(t, err, "invalid_arguments")
+}
+
+func TestTargetsCarryTheCodexKnownAtThem(t *testing.T) {
+	env := sampleEnv(t)
+	c := &codex.Codex{}
+	_, err := c.Add(codex.Entry{Name: "Звёздочкин", Aliases: []string{"Аркадий Львович"}, Description: "профессор", Notes: "private",
+		Facts: []codex.Fact{{Text: "приезжает поездом", Evidence: []string{"9"}}, {Text: "уезжает в понедельник", Evidence: []string{"106"}}}})
+	require.NoError(t, err)
+	_, err = c.Add(codex.Entry{Kind: codex.Place, Name: "Верхние Ключи", Description: "городок"})
+	require.NoError(t, err)
+	_, err = env.Session.SetCodex(env.Book, c)
+	require.NoError(t, err)
+	acts := Activities(env)
+	res, err := run(t, acts, CreateTargets, `{"label":"l","pointers":["9","2"]}`, nil)
+	require.NoError(t, err)
+	ctx := agentctx.Context(res.Messages)
+	view := protocol.Scope(ctx, "t1", []string{KindCharacters, KindGlossary})
+	require.Len(t, view, 1, "t1 names the professor only")
+	got := string(mustEncode(t, view[0].Value))
+	require.Contains(t, got, "приезжает поездом (9:1.1.p6)")
+	require.NotContains(t, got, "уезжает", "nothing later than the target")
+	require.NotContains(t, got, "private")
+	view = protocol.Scope(ctx, "t2", []string{KindCharacters, KindGlossary})
+	require.Len(t, view, 1)
+	require.Equal(t, KindGlossary, view[0].Kind)
+	require.Contains(t, string(mustEncode(t, view[0].Value)), "place: городок")
+	for _, m := range res.Messages {
+		_, err := agentctx.MessageFromObject(m.Object())
+		require.NoError(t, err)
+	}
 }

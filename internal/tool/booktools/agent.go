@@ -1,6 +1,7 @@
 package booktools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -24,7 +25,8 @@ const ToolRunCursorAgent = "cursor_agent-run_cursor_agent"
 func Unlocked(name string) bool { return name == ToolRunCursorAgent }
 
 type agentParams struct {
-	CursorName        string `json:"cursorName" jsonschema:"the cursor to walk (created before)"`
+	CursorName        string `json:"cursorName,omitempty" jsonschema:"the cursor to walk (created before)"`
+	Entry             string `json:"entry,omitempty" jsonschema:"instead of cursorName: a codex entry (name, alias or id)"`
 	TaskDescription   string `json:"taskDescription" jsonschema:"what counts as a match, in words"`
 	Mode              string `json:"mode,omitempty" default:"\"FirstMatch\"" enum:"FirstMatch,Nth,Last,CollectToTargetSet,AggregateSummary" jsonschema:"what to find"`
 	N                 int    `json:"n,omitempty" jsonschema:"the ordinal for mode Nth (1-based)"`
@@ -65,15 +67,11 @@ func runCursorAgent(env Env) tool.Tool {
 		if env.Agent == nil {
 			return tool.Errorf("tool_failed", "the cursor agent has no model configured; read the cursor with cursor-read_cursor_batch instead"), nil
 		}
-		info, err := env.Session.Cursor(env.Book, p.CursorName)
-		if err != nil {
-			return cursorFailure(err)
+		spec, failed, err := agentCursor(env, p)
+		if failed != nil || err != nil {
+			return *failed, err
 		}
-		spec := info.Spec
 		spec.Name = ""
-		if info.DefaultLimits {
-			spec.MaxElements, spec.MaxBytes = 0, 0 // let the agent size batches for the mode
-		}
 		if p.StartAfterPointer != "" {
 			spec.StartAfter = p.StartAfterPointer
 		}
@@ -82,7 +80,7 @@ func runCursorAgent(env Env) tool.Tool {
 		a.OnProgress = func(pr cursoragent.Progress) {
 			tool.Report(ctx, tool.Progress{Tool: ToolRunCursorAgent, Kind: "cursor_agent",
 				Message: fmt.Sprintf("cursor %s: batch %d of ~%d (%s … %s), %d matches so far",
-					p.CursorName, pr.Batch, pr.Estimated, pr.First, pr.Last, pr.Evidence),
+					cmp.Or(p.CursorName, p.Entry), pr.Batch, pr.Estimated, pr.First, pr.Last, pr.Evidence),
 				Data: pr})
 		}
 		res, err := a.Run(ctx, cursoragent.Task{Book: env.Book, Cursor: spec, Goal: p.TaskDescription, Context: p.Context,
@@ -95,6 +93,36 @@ func runCursorAgent(env Env) tool.Tool {
 		}
 		return ok(view(res)), nil
 	})
+}
+
+// agentCursor returns the spec of the cursor the task walks: a copy of
+// the named cursor, or the items naming an entry.
+func agentCursor(env Env, p agentParams) (cursor.Spec, *tool.Result, error) {
+	fail := func(r tool.Result, err error) (cursor.Spec, *tool.Result, error) { return cursor.Spec{}, &r, err }
+	switch {
+	case p.CursorName != "" && p.Entry != "", p.CursorName == "" && p.Entry == "":
+		return fail(tool.Errorf("invalid_arguments", "give either cursorName or entry"), nil)
+	case p.Entry != "":
+		spec := cursor.NewSpec(cursor.Search)
+		spec.IncludeHeadings = true
+		info, err := env.Session.EntryCursor(env.Book, p.Entry, spec)
+		if err != nil {
+			return fail(cursorFailure(err))
+		}
+		_ = env.Session.DeleteCursor(env.Book, info.Name)
+		spec = info.Spec
+		spec.Name, spec.MaxElements, spec.MaxBytes = "", 0, 0 // the agent sizes the batches
+		return spec, nil, nil
+	}
+	info, err := env.Session.Cursor(env.Book, p.CursorName)
+	if err != nil {
+		return fail(cursorFailure(err))
+	}
+	spec := info.Spec
+	if info.DefaultLimits {
+		spec.MaxElements, spec.MaxBytes = 0, 0 // let the agent size batches for the mode
+	}
+	return spec, nil, nil
 }
 
 func view(r cursoragent.Result) agentResult {

@@ -34,6 +34,7 @@ func Tools(env Env) []tool.Tool {
 		read(env), replaceText(env), insertBefore(env), insertAfter(env), deleteItem(env),
 		createTargets(env), defaultDocument(env), showUserMessage(env),
 		find(env),
+		codexLookup(env), codexBuild(env),
 	}
 }
 

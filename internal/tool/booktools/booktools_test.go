@@ -35,7 +35,7 @@ func call(t *testing.T, r *tool.Registry, name, args string) (tool.Result, map[s
 
 func TestEveryToolHasADescriptionAndSchema(t *testing.T) {
 	r := Registry(env(t))
-	require.Len(t, r.Tools(), 14)
+	require.Len(t, r.Tools(), 16)
 	for _, tl := range r.Tools() {
 		require.NotEmpty(t, strings.TrimSpace(tl.Description()), tl.Name())
 		var s map[string]any
@@ -60,7 +60,7 @@ func TestDocumentedDefaults(t *testing.T) {
 		"cursor-create_full_scan_cursor": {"includeHeadings": true},
 		"cursor-create_filtered_cursor":  {"includeHeadings": true},
 		"editor-read":                    {"before": 0.0, "after": 0.0},
-		"search-find":                    {"mode": "ranked"},
+		"search-find":                    {"mode": "auto"},
 		"cursor_agent-run_cursor_agent":  {"mode": "FirstMatch"},
 	}
 	for name, want := range defaults {

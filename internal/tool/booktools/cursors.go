@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 
+	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -22,7 +23,8 @@ var (
 )
 
 type keywordParams struct {
-	Keywords        []string `json:"keywords" jsonschema:"one or more keywords; the words of one keyword must all occur in an item"`
+	Keywords        []string `json:"keywords,omitempty" jsonschema:"one or more keywords; the words of one keyword must all occur in an item"`
+	Entry           string   `json:"entry,omitempty" jsonschema:"instead of keywords: a codex entry (name, alias or id)"`
 	IncludeHeadings bool     `json:"includeHeadings,omitempty" default:"true" jsonschema:"include headings"`
 }
 
@@ -58,6 +60,9 @@ func cursorFailure(err error) (tool.Result, error) {
 	if errors.Is(err, cursor.ErrSpec) || errors.Is(err, cursor.ErrNotDefined) || errors.Is(err, cursor.ErrComplete) {
 		return tool.Errorf("invalid_arguments", "%v", err), nil
 	}
+	if errors.Is(err, codex.ErrNotFound) || errors.Is(err, codex.ErrAmbiguous) {
+		return tool.Errorf("not_found", "%v", err), nil
+	}
 	return failure(err)
 }
 
@@ -65,6 +70,17 @@ func keywordCursor(env Env) tool.Tool {
 	return tool.Must("cursor-create_keyword_cursor", keywordCursorDoc, func(_ context.Context, p keywordParams) (tool.Result, error) {
 		spec := cursor.NewSpec(cursor.Keyword)
 		spec.Keywords, spec.IncludeHeadings = p.Keywords, p.IncludeHeadings
+		switch {
+		case p.Entry != "" && len(p.Keywords) > 0:
+			return tool.Errorf("invalid_arguments", "give either keywords or entry, not both"), nil
+		case p.Entry != "":
+			info, err := env.Session.EntryCursor(env.Book, p.Entry, spec)
+			if err != nil {
+				return cursorFailure(err)
+			}
+			return ok(map[string]any{"cursorName": info.Name, "type": info.Type, "description": info.Spec.Description,
+				"items": len(info.Spec.IDs)}), nil
+		}
 		return created(env, spec)
 	})
 }

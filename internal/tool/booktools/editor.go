@@ -90,10 +90,20 @@ func read(env Env) tool.Tool {
 			return failure(err)
 		}
 		items := make([]itemOut, len(v.Items))
+		ids := make([]int, len(v.Items))
 		for i, it := range v.Items {
 			items[i] = itemOut{Pointer: it.Pointer.String(), Kind: string(it.Kind), Markdown: it.Markdown}
+			ids[i] = it.ID
 		}
-		return ok(map[string]any{"target": v.Target.String(), "items": items}), nil
+		out := map[string]any{"target": v.Target.String(), "items": items}
+		cx, err := env.Session.CodexContext(env.Book, ids)
+		if err != nil {
+			return failure(err)
+		}
+		if len(cx) > 0 {
+			out["codex"] = cx
+		}
+		return ok(out), nil
 	})
 }
 

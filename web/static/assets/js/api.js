@@ -73,6 +73,11 @@ export async function post(path, body) {
   }));
 }
 
+// del sends DELETE path?query and returns the envelope's data.
+export async function del(path, query) {
+  return envelope(await fetch(url(path, query), { method: 'DELETE', headers: headers() }));
+}
+
 // upload posts a file as multipart form data to /documents.
 export async function upload(file) {
   const form = new FormData();

@@ -1,5 +1,6 @@
 // Find: the modes of `aite find` (every form of the words, exact phrase,
-// ranked by relevance), results with the matches marked; a click scrolls
+// ranked by relevance, by meaning, by meaning and words, every name of a
+// codex entry), results with the matches marked; a click scrolls
 // the reading pane to the item.
 
 import { h, clear } from './dom.js';
@@ -12,7 +13,8 @@ export class Find {
     this.input = h('input', { type: 'search', class: 'find-input', placeholder: t('find.placeholder'), 'aria-label': t('find.label') });
     this.mode = h('select', { class: 'find-mode', 'aria-label': t('find.mode') },
       h('option', { value: 'all', text: t('find.all') }), h('option', { value: 'exact', text: t('find.exact') }),
-      h('option', { value: 'ranked', text: t('find.ranked') }));
+      h('option', { value: 'ranked', text: t('find.ranked') }), h('option', { value: 'hybrid', text: t('find.hybrid') }),
+      h('option', { value: 'semantic', text: t('find.semantic') }), h('option', { value: 'entry', text: t('find.entry') }));
     this.headings = h('input', { type: 'checkbox' });
     this.status = h('p', { class: 'find-status muted', role: 'status' });
     this.results = h('ol', { class: 'find-results' });
@@ -48,7 +50,8 @@ export class Find {
       return;
     }
     const n = found.results.length;
-    this.status.textContent = n === 0 ? t('find.none') : t(found.limitReached ? 'find.countMore' : 'find.count', { n });
+    this.status.textContent = (n === 0 ? t('find.none') : t(found.limitReached ? 'find.countMore' : 'find.count', { n })) +
+      (found.notice ? ' ' + found.notice : '');
     for (const r of found.results) {
       const li = h('li', {},
         h('button', { class: 'hit', 'data-index': r.index, onclick: () => this.onJump(r.index) },

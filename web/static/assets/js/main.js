@@ -1,5 +1,5 @@
-// aite's web app: the library, and for an open book the contents, find and
-// revisions beside the reading pane, and the chat with the agent. The
+// aite's web app: the library, and for an open book the contents, find, the
+// codex and revisions beside the reading pane, and the chat with the agent. The
 // location hash is the route: #library, or #doc=<documentId>[&at=<pointer|end>].
 
 import { h, clear, bytes, debounce } from './dom.js';
@@ -9,6 +9,7 @@ import { Reader } from './reader.js';
 import { Outline } from './outline.js';
 import { Find } from './find.js';
 import { Revisions } from './revisions.js';
+import { Codex } from './codex.js';
 import { Library, download } from './library.js';
 import { ChatPanel } from './chat.js';
 
@@ -135,10 +136,12 @@ async function openDocument(id, at) {
   const outline = new Outline({ onJump: (i) => reader.jumpTo(i, { flash: true, focus: true }).catch(report) });
   const find = new Find({ onJump: (i) => reader.jumpTo(i, { flash: true }).catch(report) });
   const jump = (ptr) => reader.jumpToPointer(ptr).catch(report);
+  const codex = new Codex({ onJump: jump, onError: report });
   const revisions = new Revisions({ onJump: jump, onError: report, onChanged: () => changed([]) });
   const changed = async (pointers) => {
     const d = await api.get('/document', { documentId: id });
     setInfo(d);
+    codex.loaded = false; // its counts of items are read again when shown
     outline.show(d.outline, 0);
     await Promise.all([reader.refresh(pointers), revisions.load()]);
   };
@@ -153,7 +156,7 @@ async function openDocument(id, at) {
     }).catch(report),
   });
 
-  const tabs = [['contents', t('app.contents'), outline.el], ['find', t('app.find'), find.el], ['revisions', t('app.revisions'), revisions.el]];
+  const tabs = [['contents', t('app.contents'), outline.el], ['find', t('app.find'), find.el], ['codex', t('app.codex'), codex.el], ['revisions', t('app.revisions'), revisions.el]];
   const tabBar = h('div', { class: 'tabs', role: 'tablist' });
   const panels = h('div', { class: 'tab-panels' });
   const select = (name) => {
@@ -164,6 +167,7 @@ async function openDocument(id, at) {
     }
     for (const p of panels.children) p.hidden = p.dataset.tab !== name;
     if (name === 'revisions') revisions.load().catch(report);
+    if (name === 'codex') codex.load().catch(report);
   };
   for (const [name, label, el] of tabs) {
     tabBar.append(h('button', { role: 'tab', 'data-tab': name, id: 'tab-' + name, text: label, onclick: () => select(name),
@@ -186,9 +190,10 @@ async function openDocument(id, at) {
       chat.el),
     toasts);
 
-  view = { id, reader, outline, find, chat, select, revisions };
+  view = { id, reader, outline, find, chat, select, revisions, codex };
   outline.show(detail.outline, 0);
   find.setDocument(id);
+  codex.setDocument(id);
   revisions.setDocument(id);
   revisions.revision = detail.revision;
   try {

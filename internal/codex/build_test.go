@@ -1,0 +1,116 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
+)
+
+func sampleBook(t *testing.T) *document.Document {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "zvezdochkin.md"))
+	require.NoError(t, err)
+	return markdown.Parse(src)
+}
+
+func TestCandidatesOfTheSampleBook(t *testing.T) {
+	cands := FindCandidates(sampleBook(t).Items())
+	byName := map[string]Candidate{}
+	for _, c := range cands {
+		byName[c.Entry.Name] = c
+	}
+	for name, want := range map[string]struct {
+		kind    Kind
+		aliases []string
+	}{
+		"Звёздочкин":           {Character, []string{"Аркадий Львович"}},                        // apposition
+		"Варя":                 {Character, []string{"Варя Синицына", "Синицына"}},              // first name + surname
+		"Фёдор Карлович Штейн": {Character, []string{"Фёдор Карлович", "Ф. К. Штейн", "Штейн"}}, // initials, surname
+		"Кузовков":             {Character, nil},
+		"Тверь":                {Place, nil},                          // "в Тверь"
+		"Ерофей":               {Character, []string{"Ерофей Ильич"}}, // only "Ерофею Ильичу" in the text
+	} {
+		c, ok := byName[name]
+		require.True(t, ok, "%s is a candidate (have %v)", name, names(cands))
+		require.Equal(t, want.kind, c.Entry.Kind, name)
+		require.Equal(t, want.aliases, c.Entry.Aliases, name)
+		require.Equal(t, FromText, c.Entry.Origin)
+		require.NotEmpty(t, c.First)
+	}
+	require.Equal(t, "Варя", cands[0].Entry.Name, "most used first")
+	for _, c := range cands {
+		require.NotContains(t, []string{"Глава", "Это", "Ну", "ПРОФЕССОР", "Вы"}, c.Entry.Name, "sentence starts and capitals are not names")
+	}
+}
+
+func TestPatronymNominative(t *testing.T) {
+	for in, want := range map[string]string{"Ильичу": "Ильич", "Карловичем": "Карлович", "Львовича": "Львович",
+		"Павловной": "Павловна", "Павловну": "Павловна", "Павловна": "Павловна", "Ильич": "Ильич", "Варя": "Варя", "Штейну": "Штейну"} {
+		require.Equal(t, want, patronymNominative(in), in)
+	}
+}
+
+func names(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Entry.Name)
+	}
+	return out
+}
+
+func TestBuildKeepsWhatTheUserMade(t *testing.T) {
+	items := sampleBook(t).Items()
+	c, rep := Build(items, nil)
+	require.Equal(t, len(rep.Candidates), rep.Added)
+	require.Equal(t, 0, rep.Kept)
+
+	zv, err := c.Find("Звёздочкин")
+	require.NoError(t, err)
+	zv.Description = "a professor of astronomy"
+	_, err = c.Remove("Тверь") // the user does not want it
+	require.NoError(t, err)
+	_, err = c.Add(Entry{Name: "Ерофеич", Aliases: []string{"Ерофей Ильич"}, Origin: FromUser, Description: "the clockmaker"})
+	require.NoError(t, err)
+
+	again, rep := Build(items, c)
+	require.Equal(t, []string{"Тверь"}, rep.Skipped, "a removed candidate stays removed")
+	require.Equal(t, 1, rep.Kept, "the user's entry is kept")
+	u, err := again.Find("Ерофеич")
+	require.NoError(t, err)
+	require.Equal(t, FromUser, u.Origin)
+	require.Equal(t, "the clockmaker", u.Description)
+	z, err := again.Find("Звёздочкин")
+	require.NoError(t, err)
+	require.Equal(t, zv.ID, z.ID, "a text entry keeps its ID")
+	require.Equal(t, "a professor of astronomy", z.Description, "and what was written about it")
+	require.Contains(t, rep.Suggestions[u.ID], "Ерофей", "the text's other names for a user entry are suggestions")
+	_, err = again.Find("Тверь")
+	require.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestFactsAsOf(t *testing.T) {
+	d := sampleBook(t)
+	e := Entry{Name: "x", Facts: []Fact{
+		{Text: "timeless"},
+		{Text: "early", Evidence: []string{"9:1.1.p6"}},
+		{Text: "late", Evidence: []string{"100", "20"}},
+		{Text: "gone", Evidence: []string{"99999"}},
+	}}
+	texts := func(fs []Fact) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Text)
+		}
+		return out
+	}
+	require.Equal(t, []string{"timeless"}, texts(e.FactsAsOf(d, 0)))
+	require.Equal(t, []string{"timeless", "early"}, texts(e.FactsAsOf(d, d.ByID(9).Index)), "at the evidence item itself")
+	require.Equal(t, []string{"timeless", "early", "late"}, texts(e.FactsAsOf(d, d.ByID(20).Index)), "the earliest evidence counts")
+	_, ok := FactIndex(d, e.Facts[3])
+	require.False(t, ok)
+}

@@ -1,0 +1,216 @@
+package editor
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aitexteditor/aite/internal/bookcache"
+	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/search"
+)
+
+// readerView is everything a reader can get from a book in a session: every
+// item, the outline, searches and a keyword cursor, as JSON.
+func readerView(t *testing.T, s *Session, path string) string {
+	t.Helper()
+	var parts []any
+	items, err := s.Items(path, "", 100000, nil)
+	require.NoError(t, err)
+	outline, err := s.Outline(path)
+	require.NoError(t, err)
+	parts = append(parts, items, outline)
+	for _, q := range []string{"Звёздочкин", "часы башня", "Варя", "профессор"} {
+		for _, mode := range []SearchMode{Exact, Ranked} {
+			res, err := s.Search(path, q, mode, search.Options{Limit: 50, IncludeHeadings: true})
+			require.NoError(t, err)
+			parts = append(parts, res)
+		}
+		spec := cursor.NewSpec(cursor.Keyword)
+		spec.Keywords = []string{q}
+		info, err := s.CreateCursor(path, spec)
+		require.NoError(t, err)
+		p, err := s.Next(path, info.Name)
+		require.NoError(t, err)
+		parts = append(parts, p)
+	}
+	b, err := json.Marshal(parts)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// openView opens path in a new session, as a command does, and returns
+// its view and info; closing the session writes the cache.
+func openView(t *testing.T, path string) (string, BookInfo) {
+	t.Helper()
+	s, info := reopen(t, path)
+	v := readerView(t, s, path)
+	require.NoError(t, s.Close(path))
+	return v, info
+}
+
+// referenceView opens a copy of the book file and its state, without the
+// cache, in another folder: what the book must look like when its cache is
+// ignored.
+func referenceView(t *testing.T, path string) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyPath := filepath.Join(dir, filepath.Base(path))
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(copyPath, src, 0o644))
+	if state, err := os.ReadFile(StatePath(path)); err == nil {
+		require.NoError(t, os.MkdirAll(StateDir(copyPath), 0o755))
+		require.NoError(t, os.WriteFile(StatePath(copyPath), state, 0o644))
+	}
+	v, info := openView(t, copyPath)
+	require.False(t, info.Cached)
+	return v
+}
+
+func TestCacheIsUsedAndAgreesWithAParse(t *testing.T) {
+	path, _ := sampleBook(t)
+	first, info := openView(t, path)
+	require.False(t, info.Cached, "nothing to use on the first open")
+	require.FileExists(t, bookcache.CachePath(path), "the first command writes the cache")
+	again, info := openView(t, path)
+	require.True(t, info.Cached)
+	require.Equal(t, IDsRecorded, info.IDs)
+	require.Equal(t, first, again)
+	require.Equal(t, referenceView(t, path), again)
+}
+
+// The cache is rewritten with every save, with the session's IDs: the next
+// command reads the edited book from it.
+func TestCacheFollowsSaves(t *testing.T) {
+	path, _ := sampleBook(t)
+	s, _ := reopen(t, path)
+	ins, err := s.Edit(path, document.OpInsertAfter, "1.p1", "Новый абзац про Варю и часы.")
+	require.NoError(t, err)
+	_, err = s.Edit(path, document.OpReplace, "1.1.p3", "Звёздочкин заменил абзац.")
+	require.NoError(t, err)
+	want := readerView(t, s, path)
+	_, err = s.Save(path, SaveOptions{Record: "test"})
+	require.NoError(t, err)
+	got, info := openView(t, path)
+	require.True(t, info.Cached)
+	require.Equal(t, want, got)
+	r, _ := reopen(t, path)
+	require.Equal(t, "Новый абзац про Варю и часы.", textOf(t, r, path, ins.Pointer.String()))
+
+	// The undone version is parsed again, and cached for the next command.
+	_, err = UndoCommand(path, false, false)
+	require.NoError(t, err)
+	_, info = openView(t, path)
+	require.False(t, info.Cached)
+	_, info = openView(t, path)
+	require.True(t, info.Cached)
+}
+
+// Whatever happened to the book, its state or its cache, a command sees
+// exactly what it would see without a cache.
+func TestCacheIsNeverTrusted(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, path string)
+	}{
+		{"another program kept size and mtime", func(t *testing.T, path string) {
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			i := bytes.Index(src, []byte("Варя"))
+			require.Positive(t, i)
+			copy(src[i:], "Катя") // the same number of bytes
+			require.NoError(t, os.WriteFile(path, src, 0o644))
+			require.NoError(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+		}},
+		{"cache truncated", func(t *testing.T, path string) {
+			data, err := os.ReadFile(bookcache.CachePath(path))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(bookcache.CachePath(path), data[:len(data)/2], 0o644))
+		}},
+		{"cache emptied", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(bookcache.CachePath(path), nil, 0o644))
+		}},
+		{"cache bytes flipped", func(t *testing.T, path string) {
+			data, err := os.ReadFile(bookcache.CachePath(path))
+			require.NoError(t, err)
+			for i := 100; i < len(data); i += len(data) / 7 {
+				data[i] ^= 0x20
+			}
+			require.NoError(t, os.WriteFile(bookcache.CachePath(path), data, 0o644))
+		}},
+		{"cache of another book", func(t *testing.T, path string) {
+			other := filepath.Join(t.TempDir(), filepath.Base(path))
+			require.NoError(t, os.WriteFile(other, []byte("# Другая книга\n\nВаря.\n"), 0o644))
+			openView(t, other)
+			data, err := os.ReadFile(bookcache.CachePath(other))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(bookcache.CachePath(path), data, 0o644))
+		}},
+		{"state recorded again", func(t *testing.T, path string) {
+			s, _ := reopen(t, path)
+			_, err := s.Edit(path, document.OpInsertAfter, "1.p1", "Не записано.")
+			require.NoError(t, err)
+			require.NoError(t, s.Close(path)) // raises the next ID in the state
+		}},
+		{"state deleted", func(t *testing.T, path string) {
+			require.NoError(t, os.Remove(StatePath(path)))
+		}},
+		{"book touched", func(t *testing.T, path string) {
+			later := time.Now().Add(time.Hour)
+			require.NoError(t, os.Chtimes(path, later, later))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, _ := sampleBook(t)
+			openView(t, path)
+			_, info := openView(t, path)
+			require.True(t, info.Cached)
+			tt.tamper(t, path)
+			want := referenceView(t, path)
+			got, _ := openView(t, path)
+			require.Equal(t, want, got)
+			again, info := openView(t, path)
+			require.True(t, info.Cached, "the cache was rebuilt")
+			require.Equal(t, want, again)
+		})
+	}
+}
+
+// A dry run's unsaved insert handed out an ID; the next command, reading
+// the book from its cache, never hands it out again.
+func TestCacheKeepsIDsOfUnsavedEditsUnused(t *testing.T) {
+	path, _ := sampleBook(t)
+	openView(t, path)
+	s, _ := reopen(t, path)
+	dry, err := s.Edit(path, document.OpInsertAfter, "1.p1", "Пробный абзац.")
+	require.NoError(t, err)
+	require.NoError(t, s.Close(path))
+	r, info := reopen(t, path)
+	require.True(t, info.Cached)
+	real, err := r.Edit(path, document.OpInsertAfter, "1.p1", "Настоящий абзац.")
+	require.NoError(t, err)
+	require.Greater(t, real.Pointer.ID, dry.Pointer.ID)
+}
+
+func TestNoCacheWithoutState(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "book.md")
+	require.NoError(t, os.WriteFile(path, []byte("# T\n\nText.\n"), 0o644))
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	_, info := reopen(t, path)
+	require.False(t, info.Cached)
+	require.NoFileExists(t, bookcache.CachePath(path))
+	require.True(t, strings.Contains(info.Warning, "cannot record"), info.Warning)
+}

@@ -1,0 +1,33 @@
+package reading
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+)
+
+// Memory for a command on a book: opening a book aite has no cache of
+// (parse, index, cache written beside it), or building the index a cache
+// lacks, holds about two to three times the book at the peak; without a
+// limit, Go's collector lets the heap grow to twice what is live first. A
+// soft limit near the peak makes it collect as it goes instead (a little
+// more time on a big book), so the whole process stays under four times
+// the book (issue 21; cmd/aite BenchmarkCLI and BenchmarkCLIFirstRun
+// report the peak).
+const (
+	memoryHalves = 5         // the limit is memoryHalves/2 times the book ...
+	memoryBase   = 24 << 20  // ... and this much more ...
+	memoryFloor  = 128 << 20 // ... but never less: a small book needs no hurry
+)
+
+// LimitMemory sets that soft limit on the Go heap for a command on the
+// book at path (unless GOMEMLIMIT or a caller already set one) and returns
+// what restores the previous limit.
+func LimitMemory(path string) func() {
+	fi, err := os.Stat(path)
+	if err != nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(max(memoryFloor, memoryBase+memoryHalves*fi.Size()/2))
+	return func() { debug.SetMemoryLimit(prev) }
+}
