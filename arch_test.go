@@ -58,22 +58,27 @@ var architecture = map[string][]string{
 	"cursoragent":     {"llm", "tool", "agentdef", "store", "cursor", "editor", "document", "markdown", "pointer", "textnorm", "search", "atomicfile", "textdiff"},
 	"tool":            {"llm"},
 	"tool/booktools":  {"tool", "editor", "codex", "codex/assist", "cursor", "cursoragent", "search", "document", "markdown", "pointer", "textnorm", "atomicfile", "textdiff", "llm", "agentdef", "store"},
-	"agent":           {"llm", "tool", "agentdef", "store", "agent/agentctx"},
-	"agent/agentctx":  nil,
-	"agentdef":        {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
-	"store":           nil,
-	"store/*":         {"store", "document", "pointer"},
-	"store/postgres":  {"store", "document", "pointer"},
+	// THE agent runtime (issue 15): Runner.Run(ctx, Spec) → its events, for the CLI, the server and
+	// the evaluation alike; the turn strategies (react, oneshot, planExecute, the solution protocol)
+	// are private to it. It knows no wire: the server's assembler maps its events to api.Event.
+	"agent":          {"llm", "llm/models", "tool", "agentdef", "store", "agent/agentctx", "agent/protocol"},
+	"agent/agentctx": nil,
+	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
+	"store":          nil,
+	"store/*":        {"store", "document", "pointer"},
+	"store/postgres": {"store", "document", "pointer"},
 	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
 	"store/postgres/pgtest": {"store", "store/postgres"},
 	"api":                   nil,
+	// The platform server: handlers, the chat service, the assembler (agent.Event → api.Event), the
+	// run manager, /submit parsing (typed answers for the runtime's Waiter), documents.
 	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",
-		"cursoragent", "server/auth", "server/engine", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
+		"cursoragent", "server/auth", "server/config", "server/builtins", "mcpserver", "render", "codex", "codex/assist"},
 	"server/auth":     nil,
-	"server/engine":   {"agentdef", "api", "llm", "llm/models", "store", "tool", "agent/protocol", "agent/agentctx"},
 	"server/config":   {"server/auth"},
 	"server/builtins": {"tool", "tool/booktools", "tool/bookprotocol", "llm", "llm/models"},
 	"mcpserver":       {"editor", "document", "textdiff", "cursoragent", "tool", "tool/booktools"},
+	// The command line: aite ask/chat run any agent the server runs through the same runtime.
 	"cli": {"document", "markdown", "pointer", "textdiff", "atomicfile", "editor", "codex", "codex/assist", "cursor", "search", "textnorm", "reading",
 		"agent", "tool", "tool/booktools", "cursoragent", "llm", "llm/models", "server", "server/config", "mcpserver", "eval"},
 
@@ -90,6 +95,13 @@ var architecture = map[string][]string{
 
 // corePackages must stay free of LLMs, HTTP and storage, also through third-party dependencies.
 var corePackages = []string{"pointer", "document", "markdown", "textnorm", "cursor", "search", "codex", "bookcache", "bookview", "editor", "reading"}
+
+// runtimePackages are the agent runtime and its algebra: they never import the wire (the server's
+// api package, HTTP); the server maps their events onto it.
+var runtimePackages = []string{"agent", "agent/protocol", "agent/agentctx"}
+
+// runtimeForbidden lists the direct imports the runtime packages must not have.
+var runtimeForbidden = []string{"net/http", internalPrefix + "api", internalPrefix + "server"}
 
 // coreForbidden lists import paths (and everything below them) the core must not depend on.
 var coreForbidden = []string{
@@ -187,6 +199,11 @@ func checkArchitecture(pkgs []listedPackage) []string {
 		if slices.Contains(quickPackages, name) {
 			problems = append(problems, checkForbidden(p, quickForbidden,
 				"the quick path never loads the parser, cobra, LLMs, HTTP or storage")...)
+		}
+		if slices.Contains(runtimePackages, name) {
+			direct := listedPackage{ImportPath: p.ImportPath, Imports: p.Imports} // the runtime's own imports
+			problems = append(problems, checkForbidden(direct, runtimeForbidden,
+				"the agent runtime knows no wire types (the server's assembler maps its events)")...)
 		}
 	}
 	return problems
@@ -412,6 +429,8 @@ func TestArchitectureChecker(t *testing.T) {
 			[]string{"package " + in("reading") + " depends (transitively) on github.com/yuin/goldmark/parser: the quick path never"}},
 		{"core imports an LLM client", []listedPackage{pkg("search", "github.com/openai/openai-go/v3")},
 			[]string{"imports github.com/openai/openai-go/v3"}},
+		{"the runtime imports HTTP", []listedPackage{pkg("agent", in("llm"), "net/http")},
+			[]string{"package " + in("agent") + " imports net/http: the agent runtime knows no wire types"}},
 		{"load error", []listedPackage{{ImportPath: in("document"), Error: &struct{ Err string }{"syntax error"}}},
 			[]string{"could not be loaded, so its imports are unchecked: syntax error"}},
 	}

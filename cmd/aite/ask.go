@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/reading"
@@ -15,24 +14,39 @@ import (
 )
 
 type agentFlags struct {
-	model, config      string
-	yes, dryRun, force bool
-	maxSteps, context  int
+	model, config, agent string
+	yes, dryRun, force   bool
+	maxSteps, context    int
 }
 
 func (f *agentFlags) register(cmd *cobra.Command, writes bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "the model: a key from models/ or provider:model (default: AITE_MODEL or the config file's defaultModel)")
 	fl.StringVar(&f.config, "config", "", "the config file (default $AITE_CONFIG, ./aite.json, then $XDG_CONFIG_HOME/aite/config.json)")
+	fl.StringVar(&f.agent, "agent", "", "the agent to run: any agent 'aite serve' runs, built-in or from its agent directories (default "+cli.DefaultAgent+")")
 	if writes {
 		fl.BoolVar(&f.yes, "yes", false, "write the edits without asking")
 		fl.BoolVar(&f.dryRun, "dry-run", false, "show the edits as a diff but never write")
-		fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "model turns with tools before the agent must answer")
+		fl.IntVar(&f.maxSteps, "max-steps", cli.DefaultMaxSteps, "model turns with tools before the agent must answer (with --agent: the agent's own unless given)")
 	}
 	if writes || cmd.Name() == "chat" {
 		fl.BoolVar(&f.force, "force", false, "write the book even if it is read-only")
 		fl.IntVar(&f.context, "context", textdiff.DefaultWidth, "characters of context around a change inside a long line of the diff")
 	}
+}
+
+// steps is the --max-steps a run takes: the flag's value for the default
+// agent (its default cli.DefaultMaxSteps), and for another agent its own
+// steps unless the flag is given.
+func (f *agentFlags) steps(cmd *cobra.Command) int {
+	fl := cmd.Flags().Lookup("max-steps")
+	switch {
+	case fl != nil && fl.Changed:
+		return f.maxSteps
+	case f.agent == "" || f.agent == cli.DefaultAgent:
+		return cli.DefaultMaxSteps
+	}
+	return 0
 }
 
 // interactive reports whether in is a terminal.
@@ -47,6 +61,13 @@ func newAskCmd(o *options) *cobra.Command {
 cursor agent and search, and edits it by pointer. Standard error shows the
 progress (tool calls, cursor batches, edits); standard output shows the
 answer, with pointers, and then the unified diff of the edits.
+
+--agent KEY runs another agent the server runs: a built-in (bookEditorProtocol,
+the demo agents) or an agent file of the server's definition directories (of
+its configuration: --config, $AITE_CONFIG or ./aite.json, AITE_DATA). What an
+agent asks a person (a scope it wants to see, edits held for approval, a
+form) is asked on the terminal, as the web app asks it; without a terminal
+the question is refused, and --yes approves scopes and edits.
 
 The book is written only after confirmation on a terminal: --yes writes
 without asking, --dry-run never writes (the two together are refused), and
@@ -64,7 +85,8 @@ With --json nothing streams to standard output; at the end it prints
 
 A model must be configured: see 'aite models'.`),
 		Example: `  aite ask book.md "where is Zvezdochkin first mentioned, not counting headings?"
-  aite ask book.md "make the paragraph where Varya first appears more vivid" --yes`,
+  aite ask book.md "make the paragraph where Varya first appears more vivid" --yes
+  aite ask book.md "make every line the professor speaks more formal" --agent bookEditorProtocol`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cli.CheckAsk(args[1], f.yes, f.dryRun, f.maxSteps); err != nil {
@@ -76,7 +98,8 @@ A model must be configured: see 'aite models'.`),
 			}
 			return cli.Ask(cmd.Context(), cli.AskRequest{Book: args[0], Command: args[1], Model: m, Yes: f.yes,
 				DryRun: f.dryRun, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(),
-				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.maxSteps, Force: f.force, JSON: o.json,
+				Interactive: interactive(cmd.InOrStdin()), MaxSteps: f.steps(cmd), Force: f.force, JSON: o.json,
+				Agent: f.agent, Config: f.config,
 				Context: f.context})
 		},
 	}
@@ -103,10 +126,11 @@ not yet written, /quit leaves.
 				return err
 			}
 			return cli.Chat(cmd.Context(), cli.AskRequest{Book: args[0], Model: m, In: cmd.InOrStdin(),
-				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.maxSteps, Force: f.force, Context: f.context})
+				Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr(), MaxSteps: f.steps(cmd), Force: f.force, Context: f.context,
+				Agent: f.agent, Config: f.config, Interactive: interactive(cmd.InOrStdin())})
 		},
 	}
-	f.register(cmd, false) // no --max-steps: MaxSteps 0 is agent.DefaultMaxSteps
+	f.register(cmd, false) // no --max-steps: the default agent takes cli.DefaultMaxSteps
 	return cmd
 }
 

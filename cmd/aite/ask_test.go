@@ -366,22 +366,17 @@ func TestAskUnknownToolRecovers(t *testing.T) {
 }
 
 func TestAskCanceledMidRunLeavesTheFile(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	drive := func(r llmtest.Request, turn int) llmtest.Response {
 		if turn == 0 {
 			return callTool("editor-replace_text", map[string]any{"pointer": "2:1.p1", "markdown": "Изменено."})
 		}
+		cancel() // the second model call is under way: the user presses Ctrl-C
 		return llmtest.Response{Chunks: []string{llmtest.ContentChunk("Almost")}, Hang: true}
 	}
 	w := newWorld(t, drive, nil)
 	before, _ := os.ReadFile(w.book)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for len(w.srv.Requests()) < 2 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(20 * time.Millisecond)
-		cancel()
-	}()
 	var out, errb bytes.Buffer
 	code := executeContext(ctx, []string{"ask", w.book, "change the intro", "--yes"}, strings.NewReader(""), &out, &errb)
 	require.NotEqual(t, 0, code)

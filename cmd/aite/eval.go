@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/cli"
 	"github.com/aitexteditor/aite/internal/eval"
 	"github.com/aitexteditor/aite/internal/reading"
@@ -91,7 +90,7 @@ A model must be configured: see 'aite models'.`),
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "the model: a key from models/ or provider:model (default: AITE_MODEL or the config file's defaultModel)")
 	fl.StringVar(&f.config, "config", "", "the config file (default $AITE_CONFIG, ./aite.json, then $XDG_CONFIG_HOME/aite/config.json)")
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "model turns with tools before the command agent must answer")
+	fl.IntVar(&f.maxSteps, "max-steps", cli.DefaultMaxSteps, "model turns with tools before the command agent must answer")
 	fl.IntVar(&req.Options.PerFamily, "tasks", eval.DefaultPerFamily, "tasks per family (a relay is one task)")
 	fl.Uint64Var(&seed, "seed", 1, "the seed of the task generation")
 	fl.StringVar(&families, "families", "all", "the families to run, comma-separated")

@@ -35,23 +35,6 @@ type serveNode struct {
 	done chan struct{}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var serverLine = regexp.MustCompile(`aite server: (http://\S+/api/ap)`)
 
 // startNode starts `aite serve` on dsn with a data directory of its own

@@ -2,194 +2,301 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
+	"fmt"
 	"iter"
-	"strings"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"time"
 
+	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
-// DefaultMaxSteps is Config.MaxSteps when it is left 0.
-const DefaultMaxSteps = 12
-
-// Config describes an agent for a run.
-type Config struct {
-	Provider llm.Provider
-	Model    string
-	System   string
-	Tools    *tool.Registry
-	// MaxSteps bounds the model turns with tools (default DefaultMaxSteps); after them a
-	// final turn without tools must answer.
-	MaxSteps int
-	// MaxToolCalls bounds the tool calls of a run (default 60).
-	MaxToolCalls int
-	ToolChoice   llm.ToolChoiceMode
-	Temperature  *float64
-	MaxTokens    int
-	// NewID makes run and tool IDs (random when nil).
-	NewID func(prefix string) string
-}
-
-type phase int
-
+// Defaults of the Runner fields.
 const (
-	phaseModel phase = iota
-	phaseTools
-	phaseFinal
-	phaseEnded
+	DefaultMemoryK         = 20
+	DefaultFrontendTimeout = 300 * time.Second
 )
 
-// run is the state of one run.
+// errSubmitTimeout ends a run with run.complete "timeout" (§ 4.1 step 5).
+var errSubmitTimeout = errors.New("agent: frontend submit timeout")
+
+// errEnded stops a run whose consumer stopped reading: nothing more is
+// emitted.
+var errEnded = errors.New("agent: the run's consumer stopped reading")
+
+// errRunTimeout is the cancel cause of the run deadline.
+var errRunTimeout = errors.New("agent: run timeout")
+
+// failure is an error that ends the run with run.error info. TaskCode, when
+// set, is the task.fail code of the active task (else info.Code).
+type failure struct {
+	info     ErrorInfo
+	taskCode string
+}
+
+func (f *failure) Error() string { return f.info.Code + ": " + f.info.Message }
+
+// failf returns a non-retriable failure.
+func failf(code, format string, args ...any) *failure {
+	return &failure{info: ErrorInfo{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// internalf returns an internal_error failure.
+func internalf(format string, args ...any) *failure {
+	return failf(CodeInternalError, format, args...)
+}
+
+// providerModel is a resolved modelKey.
+type providerModel struct {
+	p llm.Provider
+	m models.Model
+}
+
+// run is the state of one Execute call. Only the run's goroutine changes
+// it; tool goroutines read its definitions (spec, agent), Submit never
+// touches it.
 type run struct {
-	cfg     Config
-	id      string
-	history []llm.Message // earlier turns (chat memory)
-	msgs    []llm.Message // this run: user input, assistant turns, tool results
-	phase   phase
-	step    int
-	// outOfSteps: the turns with tools ran out (see Event.OutOfSteps)
+	e     *Runner
+	spec  Spec
+	agent *agentdef.AgentDef // normalized: the defaults filled in
+	em    *emitter
+	log   *slog.Logger
+
+	deadline *deadline
+	history  []llm.Message // the memory window (§ 5.2)
+	user     llm.Message
+	backends map[string]tool.Tool // Spec.Tools, by lowercase name
+	models   map[string]providerModel
+
+	modelCalls, toolCalls int
+	nativeCalls           int             // call_native_{k}
+	callIDs               map[string]bool // the call ids of the run
+	nReasoning, nContent  int             // block counters, as the assembler counts them
+	inTurn                bool
+	pending               []*callState // started calls without a result, in start order
+	turnCalls             []*callState // the calls of the turn being executed
+
+	results map[string]string // latest successful result text per tool (argument templates)
+	answer  string            // the text of the last reply (End.Answer)
+	usage   llm.Usage         // the usage of every model call so far
+	// outOfSteps: REACT used all its steps with tools (End.OutOfSteps)
 	outOfSteps bool
-	calls      []llm.ToolCall // pending calls of the last turn
-	toolUsed   int
-	usage      llm.Usage
-	answer     string
-	ending     Ending
-	err        *ErrorInfo
-	yield      func(Event) bool
-	stopped    bool // the consumer stopped reading
-	cancel     context.CancelFunc
+	disclosed  []string      // skills disclosed in this run, in order
+	plan       *plan         // PLAN_EXECUTE only
+	continued  bool          // the plan continues an earlier one
+	task       string        // the active task id
+	execMsgs   []llm.Message // the execute history (summary stage)
 }
 
-// Run streams one run: the history (earlier turns of the conversation) and
-// the user's input go to the model, tools are called, and the events come
-// out as they happen. The last event is run.complete or run.error. Stopping
-// the iteration cancels the run.
-func (c Config) Run(ctx context.Context, history []llm.Message, input string) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		r := &run{cfg: c.withDefaults(), history: history, yield: yield, cancel: cancel}
-		r.id = r.cfg.NewID("run")
-		r.msgs = []llm.Message{{Role: llm.RoleUser, Content: input}}
-		r.loop(ctx)
-	}
-}
-
-func (c Config) withDefaults() Config {
-	if c.MaxSteps == 0 {
-		c.MaxSteps = DefaultMaxSteps
-	}
-	if c.MaxToolCalls == 0 {
-		c.MaxToolCalls = 60
-	}
-	if c.ToolChoice == "" {
-		c.ToolChoice = llm.ToolChoiceAuto
-	}
-	if c.NewID == nil {
-		c.NewID = randomID
-	}
-	return c
-}
-
-func randomID(prefix string) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "_" + hex.EncodeToString(b[:])
-}
-
-// emit sends an event; when the consumer stops, the run is canceled.
-func (r *run) emit(e Event) {
-	if r.stopped {
-		return
-	}
-	e.RunID = r.id
-	if e.Step == 0 {
-		e.Step = r.step
-	}
-	if !r.yield(e) {
-		r.stopped = true
-		r.cancel()
-	}
-}
-
-// loop is the state machine.
-func (r *run) loop(ctx context.Context) {
-	r.emit(Event{Type: RunStart})
-	for r.phase != phaseEnded {
-		switch r.phase {
-		case phaseModel:
-			r.modelTurn(ctx, true)
-		case phaseTools:
-			r.execute(ctx)
-		case phaseFinal:
-			r.modelTurn(ctx, false)
+// Run runs spec to its end and streams its events: the last one is
+// RunComplete or RunError. A non-nil error is yielded, alone, only for a
+// failure before the run started (a bad spec, a storage failure while
+// loading the memory window). Stopping the iteration cancels the run.
+//
+// An agent with a protocol block runs through the protocol runtime instead
+// of the modes (AGENT_PROTOCOL § 5).
+func (e *Runner) Run(ctx context.Context, spec Spec) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		runCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := func() { cancel(errStopped) }
+		if spec.Agent.Protocol != nil {
+			p, err := e.newProtoRun(ctx, spec, cancel)
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			funnel(runCtx, yield, stop, p.execute)
+			return
 		}
-	}
-	total := r.usage
-	if r.ending == Done {
-		r.emit(Event{Type: RunComplete, Ending: Done, Answer: r.answer, Total: &total, OutOfSteps: r.outOfSteps})
-		return
-	}
-	r.emit(Event{Type: RunError, Ending: r.ending, Error: r.err, Answer: r.answer, Total: &total, OutOfSteps: r.outOfSteps})
-}
-
-// end stops the machine with an ending.
-func (r *run) end(e Ending, code, msg string, retriable bool) {
-	r.phase, r.ending = phaseEnded, e
-	if e != Done {
-		r.err = &ErrorInfo{Code: code, Message: msg, Retriable: retriable}
-	}
-}
-
-// fail ends the run on an error from the model or a tool.
-func (r *run) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil || llm.IsKind(err, llm.Canceled) {
-		r.end(Canceled, CodeCanceled, "the run was canceled", false)
-		return
-	}
-	if llm.KindOf(err) != "" {
-		r.end(Failed, CodeModel, err.Error(), llm.IsRetriable(err))
-		return
-	}
-	r.end(Failed, CodeInternal, err.Error(), false)
-}
-
-// request builds the model request of a turn.
-func (r *run) request(withTools bool) *llm.Request {
-	msgs := make([]llm.Message, 0, len(r.history)+len(r.msgs)+1)
-	if r.cfg.System != "" {
-		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: r.cfg.System})
-	}
-	msgs = append(msgs, r.history...)
-	msgs = append(msgs, r.msgs...)
-	req := &llm.Request{Model: r.cfg.Model, Messages: msgs, Temperature: r.cfg.Temperature, MaxOutputTokens: r.cfg.MaxTokens}
-	if withTools && r.cfg.Tools != nil && len(r.cfg.Tools.Tools()) > 0 {
-		req.Tools = r.cfg.Tools.LLMTools()
-		req.ToolChoice = llm.ToolChoice{Mode: r.cfg.ToolChoice}
-		no := false
-		req.ParallelToolCalls = &no
-	}
-	return req
-}
-
-// Messages of a finished run are announced one by one; NewMessages lists
-// what a run added, for callers that keep the conversation themselves.
-func NewMessages(events []Event) []llm.Message {
-	var out []llm.Message
-	for _, e := range events {
-		if e.Type == MessageDone && e.Message != nil {
-			out = append(out, *e.Message)
+		r, err := e.newRun(ctx, spec, direct(yield, stop))
+		if err != nil {
+			yield(Event{}, err)
+			return
 		}
+		r.deadline = startDeadline(r.agent.Budget.RunTimeout(), func() { cancel(errRunTimeout) })
+		defer r.deadline.stop()
+		r.end(runCtx, r.safeExecute(runCtx))
+	}
+}
+
+// safeExecute runs the mode; a panic becomes an internal_error.
+func (r *run) safeExecute(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("engine panic", "panic", p, "stack", string(debug.Stack()))
+			err = internalf("panic: %v", p)
+		}
+	}()
+	return r.execute(ctx)
+}
+
+// check refuses a spec the runner cannot run.
+func (e *Runner) check(spec Spec) error {
+	switch {
+	case spec.Defs == nil:
+		return errors.New("agent: spec without definitions")
+	case e.Memory == nil || e.Models == nil:
+		return errors.New("agent: Memory and Models are required")
+	case spec.RunID == "" || spec.ChatID == "":
+		return errors.New("agent: spec without run id or chat id")
+	}
+	return nil
+}
+
+// newRun checks spec and prepares the run: backends, memory window, plan
+// scope and the stored user message.
+func (e *Runner) newRun(ctx context.Context, spec Spec, em *emitter) (*run, error) {
+	if err := e.check(spec); err != nil {
+		return nil, err
+	}
+	agent := normalize(spec.Agent)
+	r := &run{e: e, spec: spec, agent: &agent, em: em, log: e.logger().With("runId", spec.RunID),
+		models: map[string]providerModel{}, results: map[string]string{}, callIDs: map[string]bool{}}
+	switch {
+	case agent.Plain != nil && agent.Mode == agentdef.ModeOneshot:
+	case agent.React != nil && agent.Mode == agentdef.ModeReact:
+	case agent.PlanExecute != nil && agent.Mode == agentdef.ModePlanExecute:
+		r.plan = &plan{id: "plan_" + spec.RunID}
+	default:
+		return nil, fmt.Errorf("agent: agent %q has no block for mode %q", agent.Key, agent.Mode)
+	}
+	r.backends = lowerKeys(spec.Tools)
+	if err := r.loadHistory(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.loadPlan(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.saveUser(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// execute runs the agent's mode.
+func (r *run) execute(ctx context.Context) error {
+	switch r.agent.Mode {
+	case agentdef.ModeOneshot:
+		return r.oneshot(ctx)
+	case agentdef.ModeReact:
+		return r.react(ctx)
+	}
+	return r.planExecute(ctx)
+}
+
+// end emits the terminal event for the outcome err of execute (§ 3.5).
+func (r *run) end(ctx context.Context, err error) {
+	switch {
+	case r.em.over():
+		r.log.Warn("the run's consumer stopped reading", "err", err)
+		return
+	case err == nil:
+		r.em.emit(Event{Type: RunComplete, End: r.ending(FinishStop)})
+		return
+	case errors.Is(err, errSubmitTimeout):
+		r.em.emit(Event{Type: RunComplete, End: r.ending(FinishTimeout)})
+		return
+	}
+	f := r.failure(ctx, err)
+	r.log.Info("run failed", "code", f.info.Code, "message", f.info.Message)
+	if r.inTurn {
+		r.em.emit(Event{Type: TurnEnd})
+		r.inTurn = false
+	}
+	for _, c := range slices.Clone(r.pending) {
+		r.emitResult(c, skipped(c.name, "the run failed ("+f.info.Code+")"))
+	}
+	r.pending = nil
+	if r.task != "" {
+		code := f.taskCode
+		if code == "" {
+			code = f.info.Code
+		}
+		r.em.emit(Event{Type: TaskEnd, Task: &Task{ID: r.task, Status: TaskFailed,
+			Error: &ErrorInfo{Code: code, Message: f.info.Message}}})
+		r.task = ""
+	}
+	info := f.info
+	end := r.ending("")
+	end.Error = &info
+	r.em.emit(Event{Type: RunError, End: end})
+}
+
+// ending is the End of the run with finishReason: its answer (the last
+// reply's text), whether the steps ran out, and its usage.
+func (r *run) ending(finishReason string) *End {
+	return &End{FinishReason: finishReason, Answer: r.answer, OutOfSteps: r.outOfSteps, Usage: r.usage}
+}
+
+// failure converts err into the run.error to emit: a done run context wins
+// (run_timeout or run_aborted), then a *failure, else internal_error.
+func (r *run) failure(ctx context.Context, err error) *failure {
+	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errRunTimeout) {
+			return &failure{info: ErrorInfo{Code: CodeRunTimeout, Retriable: true,
+				Message: fmt.Sprintf("Run timeout: budget.runTimeoutMs=%d", r.agent.Budget.RunTimeoutMs)}}
+		}
+		return &failure{info: ErrorInfo{Code: CodeRunAborted, Message: "The run was aborted", Retriable: true}}
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return internalf("%v", err)
+}
+
+func (e *Runner) logger() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (e *Runner) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+func (e *Runner) memoryK() int {
+	if e.MemoryK > 0 {
+		return e.MemoryK
+	}
+	return DefaultMemoryK
+}
+
+func (e *Runner) frontendTimeout() time.Duration {
+	if e.FrontendTimeout > 0 {
+		return e.FrontendTimeout
+	}
+	return DefaultFrontendTimeout
+}
+
+// provider resolves a modelKey once per run.
+func (r *run) provider(key string) (providerModel, error) {
+	if pm, ok := r.models[key]; ok {
+		return pm, nil
+	}
+	p, m, err := r.e.Models.Provider(key)
+	if err != nil {
+		return providerModel{}, failf(CodeModelError, "model %q: %v", key, err)
+	}
+	pm := providerModel{p: p, m: m}
+	r.models[key] = pm
+	return pm, nil
+}
+
+func lowerKeys(m map[string]tool.Tool) map[string]tool.Tool {
+	out := make(map[string]tool.Tool, len(m))
+	for k, t := range m {
+		out[lower(k)] = t
 	}
 	return out
 }
-
-func (r *run) addMessage(m llm.Message) {
-	r.msgs = append(r.msgs, m)
-	c := m
-	r.emit(Event{Type: MessageDone, Message: &c})
-}
-
-func blank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -2,147 +2,269 @@ package agent
 
 import (
 	"context"
-	"maps"
-	"slices"
+	"fmt"
+	"strings"
+	"time"
 
+	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
 )
 
-// modelTurn streams one model turn and decides the next phase.
-func (r *run) modelTurn(ctx context.Context, withTools bool) {
-	r.step++
-	if r.step == 1 {
-		// the user's input is the first message of the run
-		first := r.msgs[0]
-		r.emit(Event{Type: MessageDone, Message: &first})
-	}
-	turn := &turnState{r: r, ids: map[int]string{}}
-	for ev, err := range r.cfg.Provider.Stream(ctx, r.request(withTools)) {
-		if err != nil {
-			turn.closeCalls()
-			r.fail(ctx, err)
-			return
+// reasoningMode says how a turn sets Request.Reasoning.
+type reasoningMode int
+
+const (
+	reasoningFromConfig reasoningMode = iota // the stage's modelConfig.reasoning
+	reasoningOn                              // plan-draft (deepThinking)
+	reasoningOff                             // plan-generate
+)
+
+// turnSpec is one model turn to stream.
+type turnSpec struct {
+	stage     string
+	config    agentdef.ModelConfig
+	system    string   // the stage's system prompt (§ 6.2 item 1)
+	tools     *toolSet // nil or empty: a turn without tools
+	choice    agentdef.ToolChoice
+	reasoning reasoningMode
+	msgs      []llm.Message // the stage messages after the user message
+}
+
+// withTools reports whether the turn offers tools.
+func (ts turnSpec) withTools() bool { return !ts.tools.empty() }
+
+// Text block kinds.
+const (
+	blockReasoning = "reasoning"
+	blockContent   = "content"
+)
+
+// segment is one text block of a reply: the text between its open and its
+// close, with the block id the assembler gives it.
+type segment struct {
+	kind string
+	id   string
+	text strings.Builder
+}
+
+// reply is a streamed model turn.
+type reply struct {
+	msgID    string
+	segments []*segment
+	calls    []*callState
+	byIndex  map[int]*callState
+	usage    llm.Usage
+	took     time.Duration
+	tools    *toolSet
+}
+
+// content returns the reply's content text.
+func (rp *reply) content() string {
+	var b strings.Builder
+	for _, s := range rp.segments {
+		if s.kind == blockContent {
+			b.WriteString(s.text.String())
 		}
-		turn.on(ev)
-		if r.stopped {
-			r.fail(ctx, context.Canceled)
-			return
+	}
+	return b.String()
+}
+
+// blank reports whether the reply has no content text.
+func (rp *reply) blank() bool { return strings.TrimSpace(rp.content()) == "" }
+
+// assistant returns the reply as the model sees it later: its content and
+// its calls (reasoning is never sent back).
+func (rp *reply) assistant() llm.Message {
+	m := llm.Message{Role: llm.RoleAssistant, Content: rp.content()}
+	for _, c := range rp.calls {
+		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: c.id, Name: c.name, Arguments: c.arguments()})
+	}
+	return m
+}
+
+// turn streams one model turn (§§ 3.3, 3.4) and stores its messages.
+func (r *run) turn(ctx context.Context, ts turnSpec) (*reply, error) {
+	if r.modelCalls >= r.agent.Budget.Model.MaxCalls {
+		return nil, failf(CodeBudgetExceeded, "Budget exceeded: model.maxCalls=%d", r.agent.Budget.Model.MaxCalls)
+	}
+	r.modelCalls++
+	pm, err := r.provider(ts.config.ModelKey)
+	if err != nil {
+		return nil, err
+	}
+	req := r.request(ts, pm.m)
+	if err := r.saveSystem(ctx, ts, req); err != nil {
+		return nil, err
+	}
+	rp := &reply{msgID: newMsgID(), byIndex: map[int]*callState{}, tools: ts.tools}
+	start := time.Now()
+	r.inTurn = true
+	if err := r.stream(ctx, pm.p, req, rp); err != nil {
+		return nil, err
+	}
+	for _, c := range rp.calls {
+		r.endCall(c)
+	}
+	r.em.emit(Event{Type: TurnEnd})
+	r.inTurn = false
+	rp.took = time.Since(start)
+	r.usage = r.usage.Add(rp.usage)
+	if len(rp.calls) == 0 {
+		r.answer = rp.content()
+	}
+	if err := r.saveReply(ctx, ts.stage, rp); err != nil {
+		return nil, err
+	}
+	return rp, nil
+}
+
+// stream plays one model call into rp (streamModel: the call timeout and
+// the retry rule of § 6.3).
+func (r *run) stream(ctx context.Context, p llm.Provider, req *llm.Request, rp *reply) error {
+	for ev, err := range r.e.streamModel(ctx, p, req, r.agent.Budget.Model.Timeout(), r.log) {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			return &failure{info: modelFailure(err)}
+		}
+		if err := r.onEvent(rp, ev); err != nil {
+			return err
+		}
+		if r.em.over() {
+			return errEnded
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		r.fail(ctx, err)
-		return
-	}
-	turn.closeCalls()
-	r.usage = r.usage.Add(turn.usage)
-	u := turn.usage
-	r.emit(Event{Type: UsageReport, Usage: &u})
-	msg := turn.message()
-	r.addMessage(msg)
-	r.next(withTools, msg)
+	return ctx.Err()
 }
 
-// next chooses the phase after a turn.
-func (r *run) next(withTools bool, msg llm.Message) {
-	switch {
-	case len(msg.ToolCalls) > 0 && withTools:
-		r.calls, r.phase = msg.ToolCalls, phaseTools
-	case !blank(msg.Content):
-		r.answer = msg.Content
-		r.end(Done, "", "", false)
-	case !withTools:
-		r.end(Failed, CodeNoFinalAnswer, "the final turn gave no answer", false)
-	case r.step >= r.cfg.MaxSteps:
-		r.phase, r.outOfSteps = phaseFinal, true
-	default:
-		r.phase = phaseModel // a blank turn: try again (REACT step 3)
-	}
-}
-
-// turnState assembles one streamed turn.
-type turnState struct {
-	r         *run
-	text      []byte
-	reasoning []byte
-	calls     []llm.ToolCall
-	ids       map[int]string // call index → tool ID
-	open      map[int]bool
-	usage     llm.Usage
-}
-
-func (t *turnState) on(ev llm.Event) {
-	r := t.r
+// onEvent handles one upstream event.
+func (r *run) onEvent(rp *reply, ev llm.Event) error {
 	switch ev.Kind {
 	case llm.EventTextDelta:
-		if len(t.calls) > 0 || ev.Text == "" {
-			return // text after a tool call is dropped (PLATFORM_API § 3.3 rule 3)
-		}
-		t.text = append(t.text, ev.Text...)
-		r.emit(Event{Type: ContentDelta, Delta: ev.Text})
+		r.text(rp, blockContent, ev.Text)
 	case llm.EventReasoningDelta:
-		if len(t.calls) > 0 || ev.Text == "" {
-			return
-		}
-		t.reasoning = append(t.reasoning, ev.Text...)
-		r.emit(Event{Type: ReasoningDelta, Delta: ev.Text})
+		r.text(rp, blockReasoning, ev.Text)
 	case llm.EventToolCallStart:
-		t.start(ev)
+		r.callStart(rp, ev)
 	case llm.EventToolCallDelta:
-		if id, ok := t.ids[ev.Index]; ok && t.open[ev.Index] && ev.Text != "" {
-			r.emit(Event{Type: ToolArgs, ToolID: id, Delta: ev.Text})
-		}
+		return r.callArgs(rp, ev)
 	case llm.EventToolCallEnd:
-		t.end(ev)
+		r.callEnd(rp, ev)
 	case llm.EventUsage:
 		if ev.Usage != nil {
-			t.usage = *ev.Usage
+			rp.usage = *ev.Usage
 		}
+	}
+	return nil
+}
+
+// text forwards one delta at once (§ 3.4); text after a call of the turn
+// is dropped (§ 3.3 rule 3). A change of kind opens a new block, as in the
+// assembler, so the stored block ids equal the live ones.
+func (r *run) text(rp *reply, kind, delta string) {
+	if delta == "" {
+		return
+	}
+	if len(rp.calls) > 0 {
+		r.log.Debug("text after a tool call dropped", "kind", kind, "len", len(delta))
+		return
+	}
+	cur := last(rp.segments)
+	if cur == nil || cur.kind != kind {
+		cur = &segment{kind: kind, id: r.blockID(kind)}
+		rp.segments = append(rp.segments, cur)
+	}
+	cur.text.WriteString(delta)
+	if kind == blockReasoning {
+		r.em.emit(Event{Type: ReasoningDelta, Delta: delta})
+	} else {
+		r.em.emit(Event{Type: ContentDelta, Delta: delta})
 	}
 }
 
-func (t *turnState) start(ev llm.Event) {
-	if ev.Call == nil {
-		return
+// blockID counts a new block of kind: {runId}_r_{n} / {runId}_c_{n}.
+func (r *run) blockID(kind string) string {
+	if kind == blockReasoning {
+		r.nReasoning++
+		return fmt.Sprintf("%s_r_%d", r.spec.RunID, r.nReasoning)
+	}
+	r.nContent++
+	return fmt.Sprintf("%s_c_%d", r.spec.RunID, r.nContent)
+}
+
+// callStart opens a call once its name is known.
+func (r *run) callStart(rp *reply, ev llm.Event) *callState {
+	if ev.Call == nil || rp.byIndex[ev.Index] != nil {
+		return rp.byIndex[ev.Index]
 	}
 	id := ev.Call.ID
-	if id == "" {
-		id = t.r.cfg.NewID("call")
+	if id == "" || r.callIDs[id] {
+		// none, or one this run already used (ids must stay unique in the
+		// stream and in memory): the parser's own id
+		r.nativeCalls++
+		id = fmt.Sprintf("call_native_%d", r.nativeCalls)
 	}
-	t.ids[ev.Index] = id
-	if t.open == nil {
-		t.open = map[int]bool{}
+	r.callIDs[id] = true
+	for _, c := range rp.calls {
+		r.endCall(c) // the stream moved on to another call
 	}
-	t.open[ev.Index] = true
-	t.calls = append(t.calls, llm.ToolCall{ID: id, Name: ev.Call.Name})
-	t.r.emit(Event{Type: ToolStart, ToolID: id, ToolName: ev.Call.Name})
+	c := r.newCall(id, ev.Call.Name, rp.tools)
+	rp.calls = append(rp.calls, c)
+	rp.byIndex[ev.Index] = c
+	r.pending = append(r.pending, c)
+	w := r.wire(c)
+	r.em.emit(Event{Type: ToolStart, ToolID: c.id, Call: &w})
+	return c
 }
 
-func (t *turnState) end(ev llm.Event) {
-	id, ok := t.ids[ev.Index]
-	if !ok || ev.Call == nil {
-		return
+// callArgs streams one raw argument fragment; a fragment for a call that
+// is not open is an upstream protocol violation (§ 3.3 rule 4).
+func (r *run) callArgs(rp *reply, ev llm.Event) error {
+	c := rp.byIndex[ev.Index]
+	switch {
+	case c == nil:
+		return failf(CodeModelError, "argument fragment for an unknown call (index %d)", ev.Index)
+	case !c.open:
+		return failf(CodeModelError, "argument fragment for a call that has already ended: %s", c.id)
+	case ev.Text == "":
+		return nil
 	}
-	for i := range t.calls {
-		if t.calls[i].ID == id {
-			t.calls[i].Arguments = ev.Call.Arguments
+	c.args.WriteString(ev.Text)
+	r.em.emit(Event{Type: ToolArgs, ToolID: c.id, Delta: ev.Text})
+	return nil
+}
+
+// callEnd ends a call with its complete arguments. Arguments that arrive
+// only with the end are streamed as one fragment first.
+func (r *run) callEnd(rp *reply, ev llm.Event) {
+	c := rp.byIndex[ev.Index]
+	if c == nil {
+		if c = r.callStart(rp, ev); c == nil {
+			return
 		}
 	}
-	if t.open[ev.Index] {
-		t.open[ev.Index] = false
-		t.r.emit(Event{Type: ToolEnd, ToolID: id, ToolName: ev.Call.Name})
-	}
-}
-
-// closeCalls ends calls the stream left open, in call order.
-func (t *turnState) closeCalls() {
-	for _, idx := range slices.Sorted(maps.Keys(t.open)) {
-		if t.open[idx] {
-			t.open[idx] = false
-			t.r.emit(Event{Type: ToolEnd, ToolID: t.ids[idx]})
+	if ev.Call != nil && ev.Call.Arguments != "" {
+		c.final = ev.Call.Arguments
+		if c.args.Len() == 0 && c.open {
+			c.args.WriteString(c.final)
+			r.em.emit(Event{Type: ToolArgs, ToolID: c.id, Delta: c.final})
 		}
 	}
+	r.endCall(c)
 }
 
-func (t *turnState) message() llm.Message {
-	return llm.Message{Role: llm.RoleAssistant, Content: string(t.text), Reasoning: string(t.reasoning), ToolCalls: t.calls}
+// endCall emits the call's end once.
+func (r *run) endCall(c *callState) {
+	if c.open {
+		c.open = false
+		r.em.emit(Event{Type: ToolEnd, ToolID: c.id})
+	}
+}
+
+func last[T any](s []*T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[len(s)-1]
 }

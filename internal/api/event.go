@@ -138,12 +138,21 @@ type Event struct {
 	Type      string // one of the Type constants
 	Timestamp int64  // epoch milliseconds
 	Payload   any    // must encode as a JSON object
+	// Encoded is the event's JSON once it was encoded (the bytes the run
+	// manager stored): MarshalJSON returns it as it is, so a live event is
+	// encoded once however many clients it is sent to. Nil until then;
+	// whoever changes another field of an encoded event clears it.
+	Encoded []byte
 }
 
 // MarshalJSON writes {"seq":…,"type":…,"timestamp":…,<payload fields>} on
 // one line without HTML escaping. Call it directly to keep that property:
-// json.Marshal re-escapes <, > and & in a Marshaler's output.
+// json.Marshal re-escapes <, > and & in a Marshaler's output. An event
+// with Encoded returns those bytes.
 func (e Event) MarshalJSON() ([]byte, error) {
+	if e.Encoded != nil {
+		return e.Encoded, nil
+	}
 	typ, err := Encode(e.Type)
 	if err != nil {
 		return nil, err

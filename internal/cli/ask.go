@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,26 +9,29 @@ import (
 
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
-	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/textdiff"
-	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
 
 // AskRequest is one plain-language command on a book.
 type AskRequest struct {
-	Book, Command  string
-	Model          Model
-	Yes, DryRun    bool
-	In             io.Reader
-	Out, Log       io.Writer
-	Interactive    bool // standard input is a terminal
-	History        []llm.Message
-	MaxSteps       int // 0: agent.DefaultMaxSteps
-	NoSaveMessages bool
-	Force          bool // write a read-only book
-	JSON           bool // print the outcome as JSON (AskJSON) instead of the answer and the diff
-	Context        int  // characters of context in long diff lines (textdiff.Trim); 0: the default
+	Book, Command string
+	Model         Model
+	// Agent is the key of the agent to run (DefaultAgent when empty): any
+	// agent the server runs, built-in or from the definition directories
+	// of the server's configuration (Config, else $AITE_CONFIG or
+	// ./aite.json).
+	Agent, Config string
+	Yes, DryRun   bool
+	In            io.Reader
+	Out, Log      io.Writer
+	Interactive   bool // standard input is a terminal
+	// MaxSteps bounds the agent's model turns with tools (REACT steps, a
+	// protocol agent's maxTurns); 0 keeps the agent's own.
+	MaxSteps int
+	Force    bool // write a read-only book
+	JSON     bool // print the outcome as JSON (AskJSON) instead of the answer and the diff
+	Context  int  // characters of context in long diff lines (textdiff.Trim); 0: the default
 }
 
 // CheckAsk validates a command and its flags before any model is loaded or
@@ -86,10 +88,9 @@ func askOutcome(evs []agent.Event) AskJSON {
 			out.Edits = append(out.Edits, RunEditJSON{Op: e.Edit.Op, Pointer: e.Edit.Pointer, NewPointer: e.Edit.NewPointer,
 				Before: e.Edit.Before, After: e.Edit.After})
 		case e.Type == agent.RunComplete || e.Type == agent.RunError:
-			out.Answer, out.OutOfSteps = e.Answer, e.OutOfSteps
-			if e.Total != nil {
-				out.Usage = AskUsage{InputTokens: e.Total.InputTokens, OutputTokens: e.Total.OutputTokens, Cost: e.Total.Cost}
-			}
+			out.Answer, out.OutOfSteps = e.End.Answer, e.End.OutOfSteps
+			u := e.End.Usage
+			out.Usage = AskUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Cost: u.Cost}
 		}
 	}
 	return out
@@ -99,35 +100,27 @@ func askOutcome(evs []agent.Event) AskJSON {
 // nobody could confirm them.
 var ErrNotWritten = errors.New("edits not written")
 
-// AgentConfig is the command agent over a book.
-func AgentConfig(b *Book, m Model, maxSteps int) agent.Config {
-	if m.Embed != nil {
-		b.s.SetEmbeddings(m.Embed)
-	}
-	env := booktools.Env{Session: b.Session(), Book: b.ID(), Agent: m.CursorAgent(b)}
-	return agent.Config{Provider: m.Provider, Model: m.Info.ModelID, System: booktools.SystemPrompt,
-		Tools: booktools.Registry(env), MaxSteps: maxSteps}
-}
-
-// RunCommand runs the command agent once over an open book, showing the
+// RunCommand runs the agent of req once over an open book, showing the
 // run with a printer (the answer goes to Out unless JSON), and returns the
 // run's events.
 func RunCommand(ctx context.Context, b *Book, req AskRequest) ([]agent.Event, error) {
+	term := newTerminal(req.In, req.Log, req.Interactive, req.Yes)
+	s, err := newAgentSession(b, req, term)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	return s.run(ctx, req.Command, newPrinterFor(req))
+}
+
+// newPrinterFor returns the printer of a command: no answer on Out with
+// --json.
+func newPrinterFor(req AskRequest) *Printer {
 	answer := req.Out
 	if req.JSON {
 		answer = io.Discard
 	}
-	pr := NewPrinter(answer, req.Log)
-	var evs []agent.Event
-	for e := range AgentConfig(b, req.Model, req.MaxSteps).Run(ctx, req.History, req.Command) {
-		pr.Event(e)
-		evs = append(evs, e)
-	}
-	last := evs[len(evs)-1]
-	if last.Type == agent.RunError {
-		return evs, fmt.Errorf("%s: %s", last.Error.Code, last.Error.Message)
-	}
-	return evs, nil
+	return NewPrinter(answer, req.Log)
 }
 
 // Ask runs one command on a book file and, when it edited the book, shows
@@ -143,14 +136,17 @@ func Ask(ctx context.Context, req AskRequest) error {
 		return err
 	}
 	defer b.Close()
-	evs, err := RunCommand(ctx, b, req)
+	term := newTerminal(req.In, req.Log, req.Interactive, req.Yes)
+	s, err := newAgentSession(b, req, term)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	evs, err := s.run(ctx, req.Command, newPrinterFor(req))
 	out := askOutcome(evs)
 	if err == nil && out.OutOfSteps {
-		steps := req.MaxSteps
-		if steps == 0 {
-			steps = agent.DefaultMaxSteps
-		}
-		err = fmt.Errorf("the model ran out of steps (%d turns with tools) before it finished; run again with a larger --max-steps", steps)
+		err = fmt.Errorf("the model ran out of steps (%d turns with tools) before it finished; run again with a larger --max-steps",
+			maxSteps(s.agent))
 		fmt.Fprintf(req.Log, "aite: %v\n", err)
 	}
 	if err != nil {
@@ -158,7 +154,7 @@ func Ask(ctx context.Context, req AskRequest) error {
 		out.Error = err.Error()
 		out.Diff, _ = b.s.Diff(b.id)
 	} else {
-		err = b.confirmAndSave(req, req.Command, &out)
+		err = b.confirmAndSave(ctx, req, term, req.Command, &out)
 	}
 	if req.JSON {
 		if werr := reading.WriteJSON(req.Out, out); werr != nil {
@@ -170,7 +166,7 @@ func Ask(ctx context.Context, req AskRequest) error {
 
 // confirmAndSave shows the diff of the session's edits and writes them when
 // allowed, recording what happened in out.
-func (b *Book) confirmAndSave(req AskRequest, label string, out *AskJSON) error {
+func (b *Book) confirmAndSave(ctx context.Context, req AskRequest, term *terminal, label string, out *AskJSON) error {
 	diff, err := b.s.Diff(b.id)
 	if err != nil || diff == "" {
 		return err
@@ -190,7 +186,7 @@ func (b *Book) confirmAndSave(req AskRequest, label string, out *AskJSON) error 
 		out.Error = err.Error()
 		return err
 	default:
-		if !confirm(req.In, req.Log, fmt.Sprintf("Write %d edit(s) to %s? [y/N] ", n, req.Book)) {
+		if ok, _ := term.yesNo(ctx, fmt.Sprintf("Write %d edit(s) to %s?", n, req.Book)); !ok {
 			fmt.Fprintln(req.Log, "not written")
 			return nil
 		}
@@ -213,12 +209,4 @@ func (b *Book) unsavedEdits() int {
 		}
 	}
 	return 0
-}
-
-// confirm asks a yes/no question on log and reads the answer from in.
-func confirm(in io.Reader, log io.Writer, question string) bool {
-	fmt.Fprint(log, question)
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes" || a == "д" || a == "да"
 }

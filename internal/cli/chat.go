@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/editor"
-	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
@@ -21,36 +18,43 @@ const ChatHelp = `Type a command for the book and press Enter. Slash commands:
   /help   this text`
 
 // Chat is an interactive session over a book: each line is a command for
-// the agent, which sees the previous turns.
+// the agent, which sees the previous turns (the runs of one chat).
 func Chat(ctx context.Context, req AskRequest) error {
 	b, err := Open(req.Book, req.Log)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	fmt.Fprintf(req.Log, "aite chat on %s with %s. /help lists the commands.\n", req.Book, req.Model.Info.Key)
-	c := &chat{b: b, req: req, in: bufio.NewScanner(req.In)}
-	c.in.Buffer(make([]byte, 64<<10), 1<<20)
+	term := newTerminal(req.In, req.Log, req.Interactive, false)
+	s, err := newAgentSession(b, req, term)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	fmt.Fprintf(req.Log, "aite chat on %s with %s (agent %s). /help lists the commands.\n", req.Book, req.Model.Info.Key, s.agent.Key)
+	c := &chat{b: b, req: req, term: term, s: s}
 	return c.loop(ctx)
 }
 
 type chat struct {
 	b        *Book
 	req      AskRequest
-	in       *bufio.Scanner
-	history  []llm.Message
-	lastEdit int // edits made by the last turn
+	term     *terminal
+	s        *agentSession
+	note     string // what the next turn's message says first (an /undo)
+	lastEdit int    // edits made by the last turn
 	quitting bool
 }
 
 func (c *chat) loop(ctx context.Context) error {
 	for {
 		fmt.Fprint(c.req.Log, "› ")
-		if !c.in.Scan() {
+		line, ok := c.term.line(ctx)
+		if !ok {
 			fmt.Fprintln(c.req.Log)
 			return c.leave()
 		}
-		line := strings.TrimSpace(c.in.Text())
+		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
@@ -70,18 +74,17 @@ func (c *chat) loop(ctx context.Context) error {
 	}
 }
 
-// turn runs the agent on one line with the conversation so far.
+// turn runs the agent on one line; the chat's memory holds the earlier
+// turns.
 func (c *chat) turn(ctx context.Context, line string) error {
-	req := c.req
-	req.Command, req.History = line, c.history
 	before := c.b.unsavedEdits()
-	evs, err := RunCommand(ctx, c.b, req)
+	if c.note != "" {
+		line, c.note = c.note+"\n\n"+line, ""
+	}
+	evs, err := c.s.run(ctx, line, NewPrinter(c.req.Out, c.req.Log))
 	c.lastEdit = c.b.unsavedEdits() - before
 	if out := askOutcome(evs); out.OutOfSteps {
 		fmt.Fprintln(c.req.Log, "(the model ran out of steps before it finished: its work may be unfinished; /undo takes its edits back)")
-	}
-	if err == nil {
-		c.history = append(c.history, agent.NewMessages(evs)...)
 	}
 	fmt.Fprintln(c.req.Out)
 	if c.lastEdit > 0 {
@@ -146,8 +149,7 @@ func (c *chat) undo() {
 		fmt.Fprintf(c.req.Log, "undo stopped: %v\n", err)
 	}
 	c.lastEdit -= len(done)
-	c.history = append(c.history, llm.Message{Role: llm.RoleUser,
-		Content: fmt.Sprintf("(The user took back your last %d edit(s); the book is as it was before them.)", len(done))})
+	c.note = fmt.Sprintf("(The user took back your last %d edit(s); the book is as it was before them.)", len(done))
 }
 
 func (c *chat) leave() error {

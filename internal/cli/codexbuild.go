@@ -241,7 +241,7 @@ func confirmModel(req CodexBuildRequest) (bool, error) {
 	if !req.Interactive {
 		return false, &reading.UsageError{Err: errors.New("standard input is not a terminal, so nobody could confirm the model's part; run again with --yes (or --estimate to only see the estimate)")}
 	}
-	return confirm(req.In, req.Log, "Go on? [y/N] "), nil
+	return confirmed(req.In, req.Log, "Go on?"), nil
 }
 
 // bar draws the progress of a build: a bar redrawn in place on a

@@ -179,11 +179,19 @@ func writable(dir string) bool {
 	return os.Remove(f.Name()) == nil
 }
 
-// overheads measures the agents' fixed prompts for the estimate.
+// overheads measures the agents' fixed prompts for the estimate. The
+// command agent (the server's bookEditor) sends the book tools' system
+// prompt, their declarations and, in every turn with tools, the tool
+// appendix of PLATFORM_API § 6.2 (each tool's description once more).
 func overheads() eval.Overheads {
-	tools, _ := json.Marshal(booktools.Registry(booktools.Env{}).LLMTools())
+	decls := booktools.Registry(booktools.Env{}).LLMTools()
+	tools, _ := json.Marshal(decls)
+	var appendix strings.Builder
+	for _, t := range decls {
+		appendix.WriteString("- " + t.Name + ": " + t.Description + "\n")
+	}
 	return eval.Overheads{
-		Command: llm.EstimateTokens(booktools.SystemPrompt) + llm.EstimateTokens(string(tools)),
+		Command: llm.EstimateTokens(booktools.SystemPrompt) + llm.EstimateTokens(string(tools)) + llm.EstimateTokens(appendix.String()),
 		Batch:   llm.EstimateTokens(cursoragent.SystemPrompt()) + 300, // plus the task and snapshot messages
 	}
 }
@@ -229,7 +237,7 @@ func confirmEval(req EvalRequest, book *eval.Book, plan *eval.Plan, info eval.Mo
 		return est, nil
 	case !req.Interactive:
 		return est, reading.Usagef("not started: %s; run again with --yes to start anyway (or with fewer --tasks or --families)", over)
-	case !confirm(req.In, req.Log, fmt.Sprintf("  %s. Start? [y/N] ", over)):
+	case !confirmed(req.In, req.Log, fmt.Sprintf("  %s. Start?", over)):
 		return est, reading.Usagef("not started")
 	}
 	return est, nil

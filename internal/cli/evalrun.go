@@ -17,8 +17,8 @@ import (
 // as `aite ask --json` (--yes when the job writes, --dry-run otherwise) or
 // `aite navigate --json --headings=false` would on the book copy, with the
 // model behind a meter that counts every call, the cursor agent's
-// included. This is the one place to change when the agents move to
-// another runtime.
+// included. Through Ask the jobs run on the one agent runtime
+// (internal/agent) with the agent the server runs (DefaultAgent).
 type EvalRunner struct {
 	Model    Model
 	MaxSteps int // the command agent's --max-steps; 0: the default

@@ -14,6 +14,7 @@ import (
 type Model struct {
 	Provider llm.Provider
 	Info     models.Model
+	reg      *models.Registry // the registry it came from (other model keys of an agent), nil when built by hand
 	// Embed is the configured embedding model (nil when none): the book
 	// tools then search by meaning too.
 	Embed *editor.Embeddings
@@ -41,7 +42,7 @@ func LoadModel(spec, configPath string) (Model, error) {
 	if err != nil {
 		return Model{}, reading.Usagef("%v", err)
 	}
-	m := Model{Provider: p, Info: info}
+	m := Model{Provider: p, Info: info, reg: reg}
 	if e, _, err := reg.Embedder(""); err == nil {
 		m.Embed = &editor.Embeddings{Embedder: e, Model: embedKey(reg)}
 	}

@@ -186,38 +186,37 @@ func (a *Agent) call(ctx context.Context, st *TaskState, msgs []llm.Message) (st
 	return a.callWith(ctx, st, msgs, "cursor_decision", decisionSchema)
 }
 
-// callWith asks for a reply of the given schema: native structured output
-// when the model has it, else one forced tool call.
+// callWith asks for a reply of the given schema (llm.Structured): native
+// structured output when the model has it, else one forced tool call. The
+// reply is validated here, leniently (parseDecision), not against the
+// schema: a decision may leave fields out. A forced tool the model did not
+// call leaves its text to be read instead.
 func (a *Agent) callWith(ctx context.Context, st *TaskState, msgs []llm.Message, name string, schema json.RawMessage) (string, error) {
-	req := &llm.Request{Model: a.Model, Messages: msgs}
+	s := llm.Structure{Name: name, Schema: schema, Via: llm.ViaTool, ToolDescription: "Give your answer as the arguments of this call."}
 	if a.JSONSchema {
-		req.ResponseFormat = &llm.ResponseFormat{Type: "json_schema", Name: name, Schema: schema, Strict: true}
-	} else {
-		req.Tools = []llm.Tool{{Name: name, Description: "Give your answer as the arguments of this call.", Parameters: schema}}
-		req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: name}
+		s.Via = llm.ViaJSONSchema
 	}
-	resp, err := llm.Collect(a.Provider.Stream(ctx, req))
+	req := &llm.Request{Model: a.Model, Messages: msgs}
+	raw, resp, err := llm.Structured(ctx, a.Provider, req, s)
 	st.Usage.Calls++
-	if err != nil {
+	reply := string(raw)
+	var se *llm.SchemaError
+	switch {
+	case errors.As(err, &se):
+		reply = se.Raw // a broken reply: the corrective turn shows what the model wrote
+	case err != nil:
 		return "", err
-	}
-	raw := resp.Message.Content
-	for _, c := range resp.Message.ToolCalls {
-		if c.Name == name {
-			raw = c.Arguments
-			break
-		}
 	}
 	in, out := resp.Usage.InputTokens, resp.Usage.OutputTokens
 	if in == 0 {
 		in = estimate(msgs)
 	}
 	if out == 0 {
-		out = llm.EstimateTokens(raw)
+		out = llm.EstimateTokens(reply)
 	}
 	st.Usage.InputTokens += in
 	st.Usage.OutputTokens += out
-	return raw, nil
+	return reply, nil
 }
 
 func estimate(msgs []llm.Message) int {

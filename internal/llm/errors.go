@@ -180,3 +180,7 @@ func (e *SchemaError) Error() string {
 
 // Unwrap returns ErrUnparsable or ErrInvalid.
 func (e *SchemaError) Unwrap() error { return e.Cause }
+
+// Problem is the problems alone, as a model reads them in a corrective
+// turn.
+func (e *SchemaError) Problem() string { return strings.Join(e.Problems, "; ") }

@@ -53,7 +53,7 @@ func TestStructured(t *testing.T) {
 		{"json_schema missing field", true, llmtest.Text(`{"verdict":"yes"}`), llm.ErrInvalid, "required"},
 		{"json_schema extra field", true, llmtest.Text(`{"verdict":"yes","score":1,"x":1}`), llm.ErrInvalid, "additional"},
 		{"json_schema malformed", true, llmtest.MalformedJSON(), llm.ErrUnparsable, "no complete JSON object"},
-		{"json_schema empty reply", true, llmtest.Empty(), llm.ErrUnparsable, "no complete JSON object"},
+		{"json_schema empty reply", true, llmtest.Empty(), llm.ErrUnparsable, "the reply has no content"},
 		{"tool valid", false, llmtest.Calls(llmtest.Call("answer", valid)), nil, ""},
 		{"tool after another call", false, llmtest.Calls(llmtest.Call("other", `{}`), llmtest.Call("answer", valid)), nil, ""},
 		// jsonschema-go reports the first failing property in map order, so
@@ -67,7 +67,12 @@ func TestStructured(t *testing.T) {
 			p := llmtest.NewScripted(tc.reply)
 			req := &llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}},
 				Tools: []llm.Tool{{Name: "search"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceAuto}}
-			raw, resp, err := llm.Structured(context.Background(), p, req, json.RawMessage(answerSchema), "answer", tc.jsonSchema)
+			via := llm.ViaTool
+			if tc.jsonSchema {
+				via = llm.ViaJSONSchema
+			}
+			raw, resp, err := llm.Structured(context.Background(), p, req,
+				llm.Structure{Name: "answer", Schema: json.RawMessage(answerSchema), Via: via, Validate: true})
 			sent := p.Requests()[0]
 			if tc.jsonSchema {
 				require.Equal(t, &llm.ResponseFormat{Type: llm.FormatJSONSchema, Name: "answer",
@@ -99,14 +104,16 @@ func TestStructured(t *testing.T) {
 func TestStructuredErrors(t *testing.T) {
 	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}
 	boom := &llm.Error{Kind: llm.RateLimited}
-	_, _, err := llm.Structured(context.Background(), llmtest.NewScripted(llmtest.Fail(boom)), req,
-		json.RawMessage(answerSchema), "answer", true)
+	answer := func(schema string) llm.Structure {
+		return llm.Structure{Name: "answer", Schema: json.RawMessage(schema), Via: llm.ViaJSONSchema, Validate: true}
+	}
+	_, _, err := llm.Structured(context.Background(), llmtest.NewScripted(llmtest.Fail(boom)), req, answer(answerSchema))
 	require.ErrorIs(t, err, boom)
 
 	p := llmtest.NewScripted()
-	_, _, err = llm.Structured(context.Background(), p, req, json.RawMessage(`{"type":`), "answer", true)
+	_, _, err = llm.Structured(context.Background(), p, req, answer(`{"type":`))
 	require.ErrorContains(t, err, "parse schema")
-	_, _, err = llm.Structured(context.Background(), p, req, json.RawMessage(`{"$ref":"#/nowhere"}`), "answer", true)
+	_, _, err = llm.Structured(context.Background(), p, req, answer(`{"$ref":"#/nowhere"}`))
 	require.ErrorContains(t, err, "resolve schema")
 	require.Empty(t, p.Requests(), "no model call with an unusable schema")
 }
@@ -124,4 +131,55 @@ func FuzzExtractJSONObject(f *testing.F) {
 			t.Fatalf("bad extraction %q from %q", raw, s)
 		}
 	})
+}
+
+// The one way to ask for structured output: what each Via puts in the
+// request and takes out of the reply.
+func TestStructureRequestAndReply(t *testing.T) {
+	schema := json.RawMessage(answerSchema)
+	base := &llm.Request{Model: "m", Tools: []llm.Tool{{Name: "search"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceAuto},
+		ResponseFormat: &llm.ResponseFormat{Type: llm.FormatText}}
+
+	js := llm.Structure{Name: "answer", Schema: schema, Via: llm.ViaJSONSchema}
+	r := js.Request(base)
+	require.Equal(t, &llm.ResponseFormat{Type: llm.FormatJSONSchema, Name: "answer", Schema: schema, Strict: true}, r.ResponseFormat)
+	require.Empty(t, r.Tools)
+	require.Nil(t, r.ParallelToolCalls)
+	for content, want := range map[string]string{
+		`{"a":1}`:                 `{"a":1}`,
+		"```json\n{\"a\":1}\n```": `{"a":1}`,
+		"Here: {\"a\":1}":         "Here: {\"a\":1}", // no extraction from prose
+	} {
+		text, _, err := js.Reply(llm.Message{Content: content})
+		require.NoError(t, err)
+		require.Equal(t, want, text)
+	}
+	_, _, err := js.Reply(llm.Message{Content: " "})
+	require.ErrorIs(t, err, llm.ErrUnparsable)
+
+	tool := llm.Structure{Name: "answer", Schema: schema, Via: llm.ViaTool, ToolDescription: "Decide.", StrictTool: true}
+	r = tool.Request(base)
+	require.Equal(t, []llm.Tool{{Name: "answer", Description: "Decide.", Parameters: schema, Strict: true}}, r.Tools)
+	require.Equal(t, llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "answer"}, r.ToolChoice)
+	require.False(t, *r.ParallelToolCalls)
+	require.Nil(t, r.ResponseFormat)
+	text, extra, err := tool.Reply(llm.Message{ToolCalls: []llm.ToolCall{{Name: "x"}, {Name: "answer", Arguments: ` {"a":1} `}}})
+	require.NoError(t, err)
+	require.Equal(t, `{"a":1}`, text)
+	require.Equal(t, 1, extra)
+	_, _, err = tool.Reply(llm.Message{ToolCalls: []llm.ToolCall{{Name: "x"}}})
+	require.ErrorContains(t, err, `no call of the tool "answer" (it called x)`)
+	_, _, err = tool.Reply(llm.Message{ToolCalls: []llm.ToolCall{{Name: "answer", Arguments: " "}}})
+	require.ErrorContains(t, err, "has no arguments")
+
+	prompt := llm.Structure{Via: llm.ViaPrompt}
+	r = prompt.Request(base)
+	require.Empty(t, r.Tools)
+	require.Nil(t, r.ResponseFormat)
+	text, _, err = prompt.Reply(llm.Message{Content: "So: ```json\n{\"a\":[1]}\n``` done"})
+	require.NoError(t, err)
+	require.Equal(t, `{"a":[1]}`, text)
+	_, _, err = prompt.Reply(llm.Message{Content: "no"})
+	require.ErrorIs(t, err, llm.ErrUnparsable)
+	require.Equal(t, []llm.Tool{{Name: "search"}}, base.Tools, "the caller's request is untouched")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
@@ -23,7 +25,6 @@ import (
 	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/server/config"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/postgres"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
@@ -195,7 +196,7 @@ func (a *App) loadDefinitions() error {
 	}
 	a.models = builtins.NewModels(reg)
 	a.logDefaultModel(reg)
-	l := agentdef.Loader{Dirs: a.defDirs(), Models: a.models, Backends: backendNames(),
+	l := agentdef.Loader{Dirs: a.defDirs(), Models: a.models, Backends: BackendNames(),
 		MaxSkillPromptChars: a.cfg.Skills.MaxPromptChars}
 	w, ws := agentdef.NewWatcher(l, agentdef.WatchOptions{Interval: a.opts.WatchInterval, Debounce: a.opts.WatchDebounce,
 		LoadModels: a.reloadModels})
@@ -279,11 +280,12 @@ func (a *App) logDefinitions(s *agentdef.Snapshot, ws []agentdef.Warning, msg st
 	}
 }
 
-// backendNames are the Go backend tools: the book tools, the demo tools
-// and the engine's own.
-func backendNames() map[string]bool {
+// BackendNames are the Go backend tools of the server's runs (and the
+// CLI's): the book tools, the protocol book activities, the demo tools and
+// the runner's own, for agentdef.Loader.Backends.
+func BackendNames() map[string]bool {
 	names := builtins.BackendNames()
-	for _, t := range engine.Builtins() {
+	for _, t := range agent.Builtins() {
 		names[strings.ToLower(t.Name())] = true
 	}
 	return names
@@ -295,7 +297,7 @@ func backendNames() map[string]bool {
 var builtinTools = sync.OnceValue(func() []tool.Tool {
 	out := booktools.Tools(booktools.Env{})
 	out = append(out, builtins.Backends()...)
-	return append(out, engine.Builtins()...)
+	return append(out, agent.Builtins()...)
 })
 
 // registerSample stores the sample book unless a document of its name
@@ -350,11 +352,10 @@ func (a *App) enableEmbeddings() {
 // newServer builds the engine and the HTTP server.
 func (a *App) newServer() (*Server, error) {
 	cfg := a.cfg
-	eng := &engine.Engine{Store: a.store, Models: a.models, Backends: a.backends, MemoryK: cfg.Memory.K,
-		AllowInlineCode: cfg.Skills.AllowInlineCode,
-		FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log,
-		Activities: ProtocolActivities(a.docs), ContextProviders: ProtocolContextProviders(a.docs)}
-	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Runs: a.runs, Documents: a.docs,
+	waits := &agent.Waits{}
+	eng := &agent.Runner{Memory: a.store, Models: a.models, Waiter: waits, MemoryK: cfg.Memory.K,
+		AllowInlineCode: cfg.Skills.AllowInlineCode, FrontendTimeout: cfg.FrontendTimeout(), Clock: a.opts.Clock, Logger: a.log}
+	opts := Options{Store: a.store, Defs: a.watcher.Current, Engine: eng, Waits: waits, Tools: a.bindTools, Runs: a.runs, Documents: a.docs,
 		ChatTokens: cfg.ChatTokenIssuer(a.opts.Clock), DataTokenValidation: cfg.ChatImageToken.DataTokenValidation,
 		DataDir: cfg.Dirs.Data, ModelID: a.models.ModelID, BuiltinTools: builtinTools, MCPCursorAgent: a.defaultCursorAgent,
 		Web:          a.opts.Web,
@@ -371,74 +372,76 @@ func (a *App) newServer() (*Server, error) {
 	return New(opts), nil
 }
 
-// backends returns the Go backend tools of a run: the demo tools and, when
-// the run has a document, the book tools bound to it.
-func (a *App) backends(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
-	out := map[string]tool.Tool{}
+// bindTools gives a run its tools: the demo tools and, when the run has a
+// document (docID), the book tools bound to it, with the cursor agent on
+// the model of the run's agent; for a protocol agent also the protocol
+// book editor's activities and reference cards (ProtocolActivities,
+// ProtocolContextProviders).
+func (a *App) bindTools(ctx context.Context, spec *agent.Spec, docID string) error {
+	spec.Tools = map[string]tool.Tool{}
 	for _, t := range builtins.Backends() {
-		out[strings.ToLower(t.Name())] = t
+		spec.Tools[strings.ToLower(t.Name())] = t
 	}
-	if spec.DocumentID == "" {
-		return out, nil
+	if docID != "" {
+		book, err := a.docs.BookTools(ctx, docID, spec.RunID, a.cursorAgent(spec.Agent))
+		if err != nil {
+			return err
+		}
+		maps.Copy(spec.Tools, book)
 	}
-	book, err := a.docs.BookTools(ctx, spec.DocumentID, spec.RunID, a.cursorAgent(spec))
+	if spec.Agent.Protocol == nil {
+		return nil
+	}
+	acts, err := ProtocolActivities(ctx, a.docs, spec.RunID, docID)
+	if err != nil {
+		return err
+	}
+	spec.Activities, spec.Context = acts, ProtocolContextProviders(a.docs, docID)
+	return nil
+}
+
+// ProtocolActivities returns the activities of the protocol book editor
+// for run runID on document docID (AGENT_PROTOCOL § 6): bookprotocol's
+// activities bound to the document. They run the reused book operations
+// through Documents.BookTools, so every call holds the document's lock and
+// every applied edit is persisted as the next revision (its DocumentEdit
+// row names the run and the call) and reported (tool.ReportEdit), which
+// the runner streams as document.edit before the call's tool.result. A run
+// without a document gets the activities unbound: each call fails with "no
+// book is open for the book tools", which the model reads.
+func ProtocolActivities(ctx context.Context, docs *Documents, runID, docID string) (map[string]protocol.Activity, error) {
+	if docID == "" {
+		return bookprotocol.Activities(booktools.Env{}), nil
+	}
+	tools, err := docs.BookTools(ctx, docID, runID, nil)
 	if err != nil {
 		return nil, err
 	}
-	for name, t := range book {
-		out[name] = t
-	}
-	return out, nil
+	return bookprotocol.ActivitiesWith(booktools.Env{Session: docs.session, Book: docID}, bookprotocol.Options{Tools: tools}), nil
 }
 
-// ProtocolActivities returns the Engine.Activities of the protocol book
-// editor over docs (AGENT_PROTOCOL § 6): bookprotocol's activities bound to
-// the run's document. They run the reused book operations through
-// Documents.BookTools, so every call holds the document's lock and every
-// applied edit is persisted as the next revision (its DocumentEdit row names
-// the run and the call); each applied edit is reported through edit, which
-// the engine streams as document.edit before the call's tool.result. A run
-// without a document gets the activities unbound: each call fails with "no
-// book is open for the book tools", which the model reads.
-func ProtocolActivities(docs *Documents) func(ctx context.Context, spec engine.Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error) {
-	return func(ctx context.Context, spec engine.Spec, edit func(toolID string, e tool.Edit)) (map[string]protocol.Activity, error) {
-		if spec.DocumentID == "" {
-			return bookprotocol.Activities(booktools.Env{}), nil
-		}
-		tools, err := docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
-		if err != nil {
-			return nil, err
-		}
-		opts := bookprotocol.Options{Tools: tools}
-		if edit != nil {
-			opts.OnEdit = func(_ context.Context, call *protocol.Call, e tool.Edit) { edit(call.ToolID, e) }
-		}
-		return bookprotocol.ActivitiesWith(booktools.Env{Session: docs.session, Book: spec.DocumentID}, opts), nil
-	}
-}
-
-// ProtocolContextProviders returns the Engine.ContextProviders of the
-// protocol book editor over docs: book.characters, book.glossary and
-// book.styleGuide, the reference cards of the run's document read from its
+// ProtocolContextProviders returns the context providers of the protocol
+// book editor for document docID: book.characters, book.glossary and
+// book.styleGuide, the reference cards of the document read from its
 // appendix sections under the document's lock (stored documents have no
 // sidecar file). A run without a document, or a book without the card,
 // gets no message.
-func ProtocolContextProviders(docs *Documents) map[string]engine.ContextProvider {
-	out := map[string]engine.ContextProvider{}
+func ProtocolContextProviders(docs *Documents, docID string) map[string]agent.ContextProvider {
+	out := map[string]agent.ContextProvider{}
 	for name := range bookprotocol.Providers(booktools.Env{}) {
-		out[name] = func(ctx context.Context, spec engine.Spec) ([]agentctx.Message, error) {
-			if spec.DocumentID == "" {
+		out[name] = func(ctx context.Context) ([]agentctx.Message, error) {
+			if docID == "" {
 				return nil, nil
 			}
 			var msgs []agentctx.Message
-			err := docs.locked(ctx, spec.DocumentID, func(*docState) error {
+			err := docs.locked(ctx, docID, func(*docState) error {
 				var err error
-				env := booktools.Env{Session: docs.session, Book: spec.DocumentID}
+				env := booktools.Env{Session: docs.session, Book: docID}
 				msgs, err = bookprotocol.Providers(env)[name](ctx)
 				return err
 			})
 			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", spec.DocumentID, err)
+				return nil, fmt.Errorf("document %s: %w", docID, err)
 			}
 			return msgs, nil
 		}
@@ -446,12 +449,13 @@ func ProtocolContextProviders(docs *Documents) map[string]engine.ContextProvider
 	return out
 }
 
-// cursorAgent returns the cursor agent of a run on the model of the run's
-// agent, or nil when that model cannot be used (the tool then says so).
-func (a *App) cursorAgent(spec engine.Spec) *cursoragent.Agent {
-	key := spec.Agent.MainStage().ModelConfig.ModelKey
+// cursorAgent returns the cursor agent of a run of agent ag on the model of
+// its main stage, or nil when that model cannot be used (the tool then
+// says so).
+func (a *App) cursorAgent(ag agentdef.AgentDef) *cursoragent.Agent {
+	key := ag.MainStage().ModelConfig.ModelKey
 	if key == "" {
-		key = spec.Agent.ModelConfig.ModelKey
+		key = ag.ModelConfig.ModelKey
 	}
 	return a.cursorAgentOn(key)
 }
@@ -462,12 +466,16 @@ func (a *App) defaultCursorAgent() *cursoragent.Agent {
 	return a.cursorAgentOn(builtins.DefaultModelKey)
 }
 
+// cursorAgentOn is the cursor agent on the model of modelKey; its task
+// states are kept in the store (the task_states table), so a task survives
+// the process and its evidence can be read later.
 func (a *App) cursorAgentOn(modelKey string) *cursoragent.Agent {
 	p, m, err := a.models.Provider(modelKey)
 	if err != nil {
 		return nil
 	}
-	return &cursoragent.Agent{Provider: p, Model: m.ModelID, JSONSchema: m.SupportsJSONSchema}
+	return &cursoragent.Agent{Provider: p, Model: m.ModelID, JSONSchema: m.SupportsJSONSchema,
+		Store: cursoragent.Persistent{Tasks: a.store, Now: a.opts.Clock}}
 }
 
 // Listen opens the listener of server.addr.

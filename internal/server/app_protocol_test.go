@@ -15,7 +15,6 @@ import (
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
-	"github.com/aitexteditor/aite/internal/server/engine"
 )
 
 // respondCall is a model reply of a protocol agent on a model without
@@ -132,21 +131,21 @@ func TestProtocolWiringWithoutDocument(t *testing.T) {
 	st := openSQLite(t, filepath.Join(t.TempDir(), "aite.db"))
 	docs := NewDocuments(st, nil)
 	ctx := context.Background()
-	providers := ProtocolContextProviders(docs)
+	providers := ProtocolContextProviders(docs, "")
 	require.ElementsMatch(t, []string{"book.characters", "book.glossary", "book.styleGuide"}, slices.Collect(maps.Keys(providers)))
-	msgs, err := providers["book.characters"](ctx, engine.Spec{})
+	msgs, err := providers["book.characters"](ctx)
 	require.NoError(t, err)
 	require.Empty(t, msgs)
-	_, err = providers["book.glossary"](ctx, engine.Spec{DocumentID: "nope"})
+	_, err = ProtocolContextProviders(docs, "nope")["book.glossary"](ctx)
 	require.ErrorContains(t, err, "nope")
 
-	acts, err := ProtocolActivities(docs)(ctx, engine.Spec{RunID: "r"}, nil)
+	acts, err := ProtocolActivities(ctx, docs, "r", "")
 	require.NoError(t, err)
 	require.Contains(t, acts, "replace_text")
 	args, err := agentctx.Decode([]byte(`{"pointer":"1","newMarkdown":"x"}`))
 	require.NoError(t, err)
 	_, err = acts["replace_text"].Run(ctx, &protocol.Call{Tool: "replace_text", Args: args.(*agentctx.Object)}, nil, nil)
 	require.ErrorContains(t, err, "no book is open")
-	_, err = ProtocolActivities(docs)(ctx, engine.Spec{RunID: "r", DocumentID: "nope"}, nil)
+	_, err = ProtocolActivities(ctx, docs, "r", "nope")
 	require.Error(t, err)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -337,4 +338,47 @@ func TestAppListenError(t *testing.T) {
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+}
+
+// TestAppCursorAgentTasksPersist: the cursor agent of a server run keeps
+// its task state in the store (ARCHITECTURE "Storage": cursor-agent task
+// states), under the task id its progress reports.
+func TestAppCursorAgentTasksPersist(t *testing.T) {
+	appLeakCheck(t)
+	turn := 0
+	var mu sync.Mutex
+	srv := llmtest.NewServerFunc(t, func(req llmtest.Request) llmtest.Response {
+		if req.JSON["response_format"] != nil { // the cursor agent: nothing in this batch
+			return llmtest.Response{Chunks: []string{llmtest.ContentChunk(`{"action":"continue","batchFound":false,` +
+				`"newEvidence":[],"progress":"","needMoreContext":false,"contextPointers":[]}`), llmtest.FinishChunk("stop")}}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		turn++
+		switch turn {
+		case 1:
+			return llmtest.Response{Chunks: []string{llmtest.ToolCallChunk(llmtest.ToolFrag{ID: "call_1",
+				Name: "cursor-create_keyword_cursor", Args: `{"keywords":["Варя"]}`}), llmtest.FinishChunk("tool_calls")}}
+		case 2:
+			return llmtest.Response{Chunks: []string{llmtest.ToolCallChunk(llmtest.ToolFrag{ID: "call_2",
+				Name: "cursor_agent-run_cursor_agent", Args: `{"cursorName":"kwd_cursor_0","taskDescription":"a green scarf"}`}),
+				llmtest.FinishChunk("tool_calls")}}
+		}
+		return llmtest.Response{Chunks: []string{llmtest.ContentChunk("Not found."), llmtest.FinishChunk("stop")}}
+	})
+	r := appStart(t, t.TempDir(), appEnv{"AITE_MODEL": "openai:tiny", "OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "k"})
+	var taskID string
+	types, last := appQueryFunc(t, r, `{"message": "Where is the green scarf?"}`, func(ev map[string]any) {
+		if data, ok := ev["data"].(map[string]any); ok && ev["type"] == "tool.progress" {
+			taskID, _ = data["taskId"].(string)
+		}
+	})
+	require.Equal(t, "run.complete", last["type"], "%v %v", types, last)
+	require.NotEmpty(t, taskID, "the cursor agent reported its task")
+	st, err := r.app.store.LoadTask(context.Background(), taskID)
+	require.NoError(t, err, "the task state is in the store")
+	require.Contains(t, string(st.Body), `"goal":"a green scarf"`)
+	require.Contains(t, string(st.Body), `"stoppedBy":"cursor_complete"`)
+	r.stop()
+	srv.CloseClientConnections()
 }

@@ -1,18 +1,18 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 )
 
 // Edit approval (the call confirmation extension): approval.request comes
@@ -25,26 +25,26 @@ func TestEmitterApprovalEvents(t *testing.T) {
 	a := newTestAssembler(&got)
 	got = got[:0]
 	for _, id := range []string{"r_call_2_0", "r_call_2_1"} {
-		a.CallStart(engine.Call{ID: id, Name: "replace_text", Kind: engine.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
-		a.CallArgs(id, `{"pointer":"p"}`)
+		a.callStart(agent.Call{ID: id, Name: "replace_text", Kind: agent.CallBackend, ToolParams: json.RawMessage(`{"pointer":"p"}`)})
+		a.callArgs(id, `{"pointer":"p"}`)
 	}
-	a.CallStart(engine.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate})
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
+	a.callStart(agent.Call{ID: "r_call_2_2", Name: "rewrite_paragraph", Kind: agent.CallBackend, ToolType: api.ToolTypeDelegate})
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_0", Turn: 2, TimeoutMs: 300000, Calls: []api.ApprovalCall{
 		{ToolID: "r_call_2_0", ToolName: "replace_text", Instance: "t1", ToolParams: json.RawMessage(`{"pointer":"p"}`),
 			Preview: json.RawMessage(`{"op":"replace","oldMarkdown":"a","newMarkdown":"b"}`)},
 		{ToolID: "r_call_2_1", ToolName: "replace_text"}}})
-	a.Submit("calls:r_call_2_0", json.RawMessage(`{"decision":"partial","approved":["r_call_2_0"]}`))
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Decision: api.DecisionPartial,
+	a.submit("calls:r_call_2_0", json.RawMessage(`{"decision":"partial","approved":["r_call_2_0"]}`))
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Decision: api.DecisionPartial,
 		Approved: []string{"r_call_2_0"}, Denied: []string{"r_call_2_1"}, By: "user"})
-	a.ToolResult("r_call_2_1", `{"tool":"replace_text","ok":false,"code":"call_denied","error":"denied"}`)
-	a.ToolResult("r_call_2_0", `{"ok":true}`)
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Approved: []string{"r_call_2_0"}}) // all results out: dropped
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:x", Calls: []api.ApprovalCall{{ToolID: "x"}}})    // unknown: dropped
-	a.ApprovalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_2/1_0", ParentToolID: "r_call_2_2",
+	a.result("r_call_2_1", `{"tool":"replace_text","ok":false,"code":"call_denied","error":"denied"}`)
+	a.result("r_call_2_0", `{"ok":true}`)
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_0", Approved: []string{"r_call_2_0"}}) // all results out: dropped
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:x", Calls: []api.ApprovalCall{{ToolID: "x"}}})    // unknown: dropped
+	a.approvalRequest(api.ApprovalRequest{ApprovalID: "calls:r_call_2_2/1_0", ParentToolID: "r_call_2_2",
 		Calls: []api.ApprovalCall{{ToolID: "r_call_2_2/1_0", ToolName: "note"}}})
-	a.ApprovalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_2/1_0", Decision: api.DecisionTimeout,
+	a.approvalDecision(api.ApprovalDecision{ApprovalID: "calls:r_call_2_2/1_0", Decision: api.DecisionTimeout,
 		Denied: []string{"r_call_2_2/1_0"}, By: "policy", ParentToolID: "r_call_2_2"})
-	a.ToolResult("r_call_2_2", `{"ok":true}`)
+	a.result("r_call_2_2", `{"ok":true}`)
 	a.Complete(api.FinishStop)
 
 	var types, lines []string
@@ -88,48 +88,31 @@ func TestEmitterApprovalEvents(t *testing.T) {
 	}, lines)
 }
 
-// callsEngine is an Executor answering edit decisions like the engine:
-// matched for the pending approval, an error for a decision it refuses.
-type callsEngine struct {
-	Executor
-	mu   sync.Mutex
-	got  []string
-	bad  error
-	open string
-}
-
-func (c *callsEngine) SubmitCalls(runID, toolID string, params json.RawMessage) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.got = append(c.got, runID+"#"+toolID+" "+string(params))
-	if toolID != c.open {
-		return false, nil
-	}
-	return true, c.bad
-}
-
 // POST /submit with toolId "calls:<toolId>" answers an edit approval:
-// accepted, 400 "Invalid edit decision: …" (the entry kept), 200
-// unmatched; a frontend-style toolId still goes to Submit.
+// accepted (the run gets the typed decision), 400 "Invalid edit decision:
+// …" (the question kept), 200 unmatched; a frontend-style toolId names no
+// approval.
 func TestSubmitEditDecision(t *testing.T) {
-	var ce *callsEngine
-	e := newChEnv(t, chAnswer("x"), nil, func(o *Options) {
-		ce = &callsEngine{Executor: o.Engine, open: "calls:r9_call_1_0"}
-		o.Engine = ce
-	})
+	e := newChEnv(t, chAnswer("x"), nil)
+	approval := &agent.Approval{ID: "calls:r9_call_1_0", Calls: []agent.ApprovalCall{{ToolID: "r9_call_1_0", ToolName: "replace_text"}}}
+	e.eng.waits.Open("r9", agent.Event{Type: agent.ApprovalRequest, Approval: approval})
 	body := func(toolID, params string) string {
 		return `{"runId":"r9","toolId":"` + toolID + `","params":` + params + `}`
 	}
 
-	ce.bad = errors.New(`tool id "x" is not part of the request (calls: r9_call_1_0)`)
 	e.fail(http.MethodPost, "/api/ap/submit", body("calls:r9_call_1_0", `{"decision":"partial","approved":["x"]}`), 400,
 		`Invalid edit decision: tool id "x" is not part of the request (calls: r9_call_1_0)`)
+	_, pending := e.eng.waits.Pending("r9", "calls:r9_call_1_0")
+	require.True(t, pending, "a decision that does not parse keeps the question")
 
-	ce.bad = nil
 	var res SubmitResponse
 	e.ok(http.MethodPost, "/api/ap/submit", body("calls:r9_call_1_0", `{"decision":"approve"}`), &res)
 	require.Equal(t, SubmitResponse{Accepted: true, Status: "accepted", RunID: "r9", ToolID: "calls:r9_call_1_0",
 		Detail: "Edit decision accepted for runId=r9, toolId=calls:r9_call_1_0"}, res)
+	a, err := e.eng.waits.Wait(context.Background(), agent.Question{RunID: "r9", ID: "calls:r9_call_1_0", Kind: agent.AskApproval})
+	require.NoError(t, err)
+	require.Equal(t, &protocol.ConfirmDecision{Verdict: "approve", Approved: []string{"r9_call_1_0"}, By: "user"}, a.Approval)
+	require.JSONEq(t, `{"decision":"approve"}`, string(a.Raw))
 
 	e.ok(http.MethodPost, "/api/ap/submit", body("calls:r9_call_9_9", `{"decision":"approve"}`), &res)
 	require.Equal(t, SubmitResponse{Accepted: false, Status: "unmatched", RunID: "r9", ToolID: "calls:r9_call_9_9",
@@ -137,9 +120,4 @@ func TestSubmitEditDecision(t *testing.T) {
 
 	e.ok(http.MethodPost, "/api/ap/submit", body("r9_call_1_0", `{"decision":"approve"}`), &res)
 	require.Equal(t, "No pending frontend tool found for runId=r9, toolId=r9_call_1_0", res.Detail)
-	require.Equal(t, []string{
-		`r9#calls:r9_call_1_0 {"decision":"partial","approved":["x"]}`,
-		`r9#calls:r9_call_1_0 {"decision":"approve"}`,
-		`r9#calls:r9_call_9_9 {"decision":"approve"}`,
-	}, ce.got)
 }

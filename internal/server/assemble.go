@@ -5,9 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -79,41 +77,6 @@ func (a *Assembler) Bootstrap(query api.RequestQuery, chatStart *api.ChatStart) 
 // assembler violation (Fail) the caller should stop the run.
 func (a *Assembler) Ended() bool { return a.ended }
 
-// Agent converts one agent event (§ 3.3 rules 2–8). run.start, usage and
-// tool.progress have no wire event; user and tool messages neither.
-func (a *Assembler) Agent(e agent.Event) {
-	if a.ended {
-		return
-	}
-	switch e.Type {
-	case agent.ReasoningDelta:
-		a.text(api.TypeReasoningDelta, e.Delta)
-	case agent.ContentDelta:
-		a.text(api.TypeContentDelta, e.Delta)
-	case agent.ToolStart:
-		a.toolStart(e.ToolID, e.ToolName)
-	case agent.ToolArgs:
-		a.toolArgs(e.ToolID, e.Delta)
-	case agent.ToolEnd:
-		a.closeBlock()
-		if c := a.byID[e.ToolID]; c != nil {
-			a.endCall(c)
-		}
-	case agent.DocumentEdit:
-		a.documentEdit(e.ToolID, e.Edit)
-	case agent.ToolResult:
-		a.toolResult(e.ToolID, e.Result)
-	case agent.MessageDone:
-		if e.Message != nil && e.Message.Role == llm.RoleAssistant {
-			a.endTurn()
-		}
-	case agent.RunComplete:
-		a.Complete(api.FinishStop)
-	case agent.RunError:
-		a.Fail(errorInfo(e.Error))
-	}
-}
-
 // Complete ends the run with run.complete and finishReason reason (stop or
 // timeout) after closing the open block and giving every call its end and
 // result (§ 3.3 rule 8).
@@ -145,15 +108,6 @@ func (a *Assembler) Fail(info api.ErrorInfo) {
 	}
 	a.send(api.TypeRunError, api.RunError{RunID: a.runID, Error: info})
 	a.ended = true
-}
-
-// errorInfo converts the agent's error; a run.error without one is an
-// internal error.
-func errorInfo(e *agent.ErrorInfo) api.ErrorInfo {
-	if e == nil {
-		return api.ErrorInfo{Code: api.CodeInternalError, Message: "the run failed without an error"}
-	}
-	return api.ErrorInfo{Code: e.Code, Message: e.Message, Retriable: e.Retriable}
 }
 
 // text streams one reasoning or content delta (rules 2 and 3).
@@ -203,21 +157,6 @@ func (a *Assembler) endTurn() {
 	a.closeBlock()
 	a.endOpenCalls()
 	a.turnCall = false
-}
-
-// toolStart opens a call once its name is known (rule 4); a call still
-// open ends first, since the stream moved on.
-func (a *Assembler) toolStart(id, name string) {
-	a.closeBlock()
-	if id == "" || a.byID[id] != nil {
-		return
-	}
-	a.endOpenCalls()
-	c := &call{id: id, name: name}
-	a.calls = append(a.calls, c)
-	a.byID[id] = c
-	a.turnCall = true
-	a.send(api.TypeToolStart, api.ToolStart{ToolID: id, RunID: a.runID, TaskID: a.task, ToolName: name, ToolType: api.ToolTypeFunction})
 }
 
 // toolArgs streams one non-empty argument fragment; a fragment for an
@@ -275,14 +214,6 @@ func (a *Assembler) documentEdit(toolID string, e *tool.Edit) {
 		Op: e.Op, Pointer: e.Pointer, NewPointer: e.NewPointer, Before: e.Before, After: e.After})
 }
 
-// toolResult emits the one result of a started call (rule 6); results of
-// unknown calls and second results are dropped.
-func (a *Assembler) toolResult(id string, r *tool.Result) {
-	if c := a.byID[id]; c != nil {
-		a.ToolResult(id, ResultText(c.name, r))
-	}
-}
-
 // finish closes the open block and gives every call its end and a skipped
 // result when it has none.
 func (a *Assembler) finish(why string) {
@@ -322,23 +253,4 @@ func ResultText(name string, r *tool.Result) string {
 func (a *Assembler) send(typ string, payload any) {
 	a.seq++
 	a.emit(api.Event{Seq: a.seq, Type: typ, Timestamp: a.clock().UnixMilli(), Payload: payload})
-}
-
-// AgentIDs returns the agent.Config.NewID of run runID (§ 1.3; not safe for
-// concurrent use, like the run loop that calls it): prefix "run"
-// gives runID itself, "call" (a call the provider sent without id) gives
-// call_native_1, call_native_2, … per run; any other prefix p gives p_1,
-// p_2, ….
-func AgentIDs(runID string) func(prefix string) string {
-	n := map[string]int{}
-	return func(prefix string) string {
-		switch prefix {
-		case "run":
-			return runID
-		case "call":
-			prefix = "call_native"
-		}
-		n[prefix]++
-		return prefix + "_" + strconv.Itoa(n[prefix])
-	}
 }

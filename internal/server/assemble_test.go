@@ -12,10 +12,15 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
+	"github.com/aitexteditor/aite/internal/llm/models"
+	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/memory"
 	"github.com/aitexteditor/aite/internal/tool"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -25,34 +30,30 @@ const (
 	testChat = "3f2b8c1e-7a4d-4e2f-9b1a-0c5d6e7f8a9b"
 )
 
-// Hand-built agent events.
+// Hand-built run events.
 func reason(s string) agent.Event { return agent.Event{Type: agent.ReasoningDelta, Delta: s} }
 func say(s string) agent.Event    { return agent.Event{Type: agent.ContentDelta, Delta: s} }
 func start(id, name string) agent.Event {
-	return agent.Event{Type: agent.ToolStart, ToolID: id, ToolName: name}
+	return agent.Event{Type: agent.ToolStart, ToolID: id,
+		Call: &agent.Call{ID: id, Name: name, Kind: agent.CallBackend, ToolType: agent.ToolTypeFunction}}
 }
-func args(id, d string) agent.Event { return agent.Event{Type: agent.ToolArgs, ToolID: id, Delta: d} }
-func end(id string) agent.Event     { return agent.Event{Type: agent.ToolEnd, ToolID: id} }
+func args(id, d string) agent.Event {
+	return agent.Event{Type: agent.ToolArgs, ToolID: id, Delta: d}
+}
+func end(id string) agent.Event { return agent.Event{Type: agent.ToolEnd, ToolID: id} }
 func result(id, text string) agent.Event {
-	return agent.Event{Type: agent.ToolResult, ToolID: id, Result: &tool.Result{Text: text}}
+	return agent.Event{Type: agent.ToolResult, ToolID: id, Result: &agent.Result{Text: text}}
 }
 func edit(id string, e tool.Edit) agent.Event {
 	return agent.Event{Type: agent.DocumentEdit, ToolID: id, Edit: &e}
 }
-func msg(role llm.Role) agent.Event {
-	return agent.Event{Type: agent.MessageDone, Message: &llm.Message{Role: role}}
+func turnEnd() agent.Event { return agent.Event{Type: agent.TurnEnd} }
+func done() agent.Event {
+	return agent.Event{Type: agent.RunComplete, End: &agent.End{FinishReason: agent.FinishStop}}
 }
-func usage() agent.Event {
-	return agent.Event{Type: agent.UsageReport, Usage: &llm.Usage{InputTokens: 3}}
-}
-func turnEnd() agent.Event { return msg(llm.RoleAssistant) }
-func done() agent.Event    { return agent.Event{Type: agent.RunComplete, Ending: agent.Done} }
 func failed(code, m string, retriable bool) agent.Event {
-	return agent.Event{Type: agent.RunError, Ending: agent.Failed, Error: &agent.ErrorInfo{Code: code, Message: m, Retriable: retriable}}
+	return agent.Event{Type: agent.RunError, End: &agent.End{Error: &agent.ErrorInfo{Code: code, Message: m, Retriable: retriable}}}
 }
-
-// begin is how every real run starts: events without a wire form.
-var begin = []agent.Event{{Type: agent.RunStart}, msg(llm.RoleUser)}
 
 // fakeClock starts at a fixed instant and advances 1 ms per reading.
 func fakeClock() func() time.Time {
@@ -74,20 +75,20 @@ func newTestAssembler(out *[]api.Event) *Assembler {
 
 func TestAssemblerGolden(t *testing.T) {
 	cases := map[string][]agent.Event{
-		"plain_answer": {say("Hel"), say("lo, "), usage(), say("wörld 📚"), turnEnd(), done()},
+		"plain_answer": {say("Hel"), say("lo, "), say("wörld 📚"), turnEnd(), done()},
 		"reasoning_switch": {reason("Think"), reason("ing"), say("Answer"), reason("More thought"), say("Tail"),
 			turnEnd(), done()},
 		"react_two_calls": {say("Let me look."), start("call_a", "read"), args("call_a", `{"q":`), args("call_a", `"x"}`),
-			end("call_a"), start("call_b", "find"), args("call_b", `{}`), end("call_b"), usage(), turnEnd(),
-			result("call_a", "text of x"), msg(llm.RoleTool), result("call_b", "found 2"), msg(llm.RoleTool),
+			end("call_a"), start("call_b", "find"), args("call_b", `{}`), end("call_b"), turnEnd(),
+			result("call_a", "text of x"), result("call_b", "found 2"),
 			reason("Both done"), say("Done."), turnEnd(), done()},
 		"text_after_call_dropped": {say("Checking"), start("call_x", "read"), say("dropped"), reason("dropped too"),
 			args("call_x", `{}`), end("call_x"), say("still dropped"), turnEnd(), result("call_x", "ok"),
 			say("New turn, new id"), turnEnd(), done()},
 		"fail_mid_stream": {say("Let me"), start("call_a", "read"), args("call_a", `{}`), end("call_a"),
-			start("call_b", "find"), args("call_b", `{"pa`), failed(agent.CodeModel, "HTTP 503 from provider", true),
+			start("call_b", "find"), args("call_b", `{"pa`), failed(agent.CodeModelError, "HTTP 503 from provider", true),
 			say("after the end"), done()},
-		"fail_open_block": {reason("thinking"), failed(agent.CodeBudget, "Budget exceeded: model.maxCalls=15", false)},
+		"fail_open_block": {reason("thinking"), failed(agent.CodeBudgetExceeded, "Budget exceeded: model.maxCalls=15", false)},
 		"document_edit": {start("call_e", "edit"), args("call_e", `{"pointer":"3:1.p1"}`), end("call_e"), turnEnd(),
 			edit("call_e", tool.Edit{Book: "b.md", Op: "replace", Pointer: "3:1.p1", NewPointer: "7:1.p1", Before: "old", After: "new"}),
 			edit("call_e", tool.Edit{Book: "b.md", Op: "delete", Pointer: "4:1.p2", Before: "gone"}),
@@ -104,8 +105,8 @@ func TestAssemblerGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out []api.Event
 			a := newTestAssembler(&out)
-			for _, e := range append(begin, evs...) {
-				a.Agent(e)
+			for _, e := range evs {
+				a.Event(e)
 			}
 			checkStream(t, out)
 			golden(t, name, out)
@@ -117,7 +118,7 @@ func TestAssemblerSecondRunAndAgentKey(t *testing.T) {
 	var out []api.Event
 	a := NewAssembler("r2", testChat, fakeClock(), func(e api.Event) { out = append(out, e) })
 	a.Bootstrap(api.RequestQuery{RequestID: "q", ChatID: testChat, Role: "user", Message: "again", AgentKey: "book"}, nil)
-	a.Agent(done())
+	a.Event(done())
 	want := []string{api.TypeRequestQuery, api.TypeRunStart, api.TypeRunComplete}
 	if got := types(out); !slices.Equal(got, want) {
 		t.Fatalf("types %v, want %v", got, want)
@@ -138,8 +139,9 @@ func TestResultTextError(t *testing.T) {
 	}
 }
 
-// TestAssemblerAgentLoop drives the real agent loop (scripted provider, two
-// tools, a call without a provider id) through the assembler.
+// TestAssemblerAgentLoop drives the runtime (scripted provider, two tools,
+// a call without a provider id, a call to a tool it does not offer)
+// through the assembler.
 func TestAssemblerAgentLoop(t *testing.T) {
 	type p struct {
 		Word string `json:"word"`
@@ -150,10 +152,6 @@ func TestAssemblerAgentLoop(t *testing.T) {
 	change := tool.Must("edit", "Edits a block.", func(_ context.Context, in p) (tool.Result, error) {
 		return tool.Result{Text: "edited", Edits: []tool.Edit{{Op: "replace", Pointer: "2:p1", NewPointer: "9:p1", Before: "a", After: in.Word}}}, nil
 	})
-	reg, err := tool.NewRegistry(read, change)
-	if err != nil {
-		t.Fatal(err)
-	}
 	native := llm.Event{Kind: llm.EventToolCallStart, Index: 1, Call: &llm.ToolCall{Name: "edit"}} // no id from the provider
 	turn1 := llmtest.Join(llmtest.Reasoning("Read, then edit."), llmtest.Calls(llmtest.Call("read", `{"word":"a"}`)))
 	turn1.Events = append(turn1.Events[:len(turn1.Events)-1], native,
@@ -163,21 +161,28 @@ func TestAssemblerAgentLoop(t *testing.T) {
 		turn1.Events[len(turn1.Events)-1])
 	turn2 := llmtest.Join(llmtest.Calls(llm.ToolCall{ID: "call_9", Name: "nope", Arguments: "{}"}))
 	turn3 := llmtest.Chunks("The ", "book ", "is edited.").WithUsage(llm.Usage{InputTokens: 5, OutputTokens: 3})
-	cfg := agent.Config{Provider: llmtest.NewScripted(turn1, turn2, turn3), Model: "m", Tools: reg, NewID: AgentIDs(testRun)}
+	st := memory.New()
+	ctx := context.Background()
+	require.NoError(t, st.CreateChat(ctx, store.Chat{ID: testChat, Name: "c", CreatedAt: time.Now(), UpdatedAt: time.Now()}))
+	require.NoError(t, st.CreateRun(ctx, store.Run{ID: testRun, ChatID: testChat, Status: store.RunRunning, StartedAt: time.Now()}))
+	runner := &agent.Runner{Models: scriptedModels{llmtest.NewScripted(turn1, turn2, turn3)}, Memory: st}
+	ag := agentdef.AgentDef{Key: "book", Mode: agentdef.ModeReact, React: &agentdef.ReactBlock{Stage: agentdef.Stage{
+		ModelConfig: agentdef.ModelConfig{ModelKey: "m"}, ToolConfig: agentdef.ToolConfig{Backends: []string{"read", "edit"}}}}}
+	spec := agent.Spec{RunID: testRun, ChatID: testChat, Agent: ag, Defs: &agentdef.Snapshot{}, Message: "Fix the book",
+		Tools: map[string]tool.Tool{"read": read, "edit": change}}
 
 	var out []api.Event
 	a := newTestAssembler(&out)
-	for e := range cfg.Run(context.Background(), nil, "Fix the book") {
-		if e.RunID != testRun {
-			t.Fatalf("agent run id %q", e.RunID)
-		}
-		a.Agent(e)
-		if a.Ended() {
-			break
-		}
-	}
+	require.NoError(t, a.Run(runner.Run(ctx, spec)))
 	checkStream(t, out)
 	golden(t, "agent_loop", out)
+}
+
+// scriptedModels resolves every model key to one scripted provider.
+type scriptedModels struct{ p llm.Provider }
+
+func (m scriptedModels) Provider(key string) (llm.Provider, models.Model, error) {
+	return m.p, models.Model{Key: key, ModelID: key, SupportsTools: true}, nil
 }
 
 // golden compares the SSE frames of out with testdata/<name>.golden.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,71 +21,129 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/models"
-	"github.com/aitexteditor/aite/internal/server/engine"
+	"github.com/aitexteditor/aite/internal/server/auth"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
+	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // chScript is what a chEngine run does with its emitter.
-type chScript func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error
+type chScript func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error
 
-// chEngine is the tests' Executor: Execute records the spec and runs the
-// script; Submit releases a wait the script registered with await.
+// chEmitter turns a script's calls into the run's events.
+type chEmitter struct {
+	yield   func(agent.Event, error) bool
+	stopped bool
+}
+
+func (em *chEmitter) emit(ev agent.Event) {
+	if !em.stopped && !em.yield(ev, nil) {
+		em.stopped = true
+	}
+}
+
+func (em *chEmitter) Content(d string) { em.emit(agent.Event{Type: agent.ContentDelta, Delta: d}) }
+func (em *chEmitter) TurnEnd()         { em.emit(agent.Event{Type: agent.TurnEnd}) }
+func (em *chEmitter) CallStart(c agent.Call) {
+	em.emit(agent.Event{Type: agent.ToolStart, ToolID: c.ID, Call: &c})
+}
+func (em *chEmitter) CallArgs(id, d string) {
+	em.emit(agent.Event{Type: agent.ToolArgs, ToolID: id, Delta: d})
+}
+func (em *chEmitter) Submit(id string, p json.RawMessage) {
+	em.emit(agent.Event{Type: agent.Submitted, ToolID: id, Answer: p})
+}
+func (em *chEmitter) DocumentEdit(id string, e tool.Edit) {
+	em.emit(agent.Event{Type: agent.DocumentEdit, ToolID: id, Edit: &e})
+}
+func (em *chEmitter) ToolResult(id, text string) {
+	em.emit(agent.Event{Type: agent.ToolResult, ToolID: id, Result: &agent.Result{Text: text}})
+}
+func (em *chEmitter) PlanUpdate(id string, tasks []api.PlanTask) {
+	plan := &agent.Plan{ID: id}
+	for _, t := range tasks {
+		plan.Tasks = append(plan.Tasks, agent.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status})
+	}
+	em.emit(agent.Event{Type: agent.PlanUpdate, Plan: plan})
+}
+func (em *chEmitter) Complete(reason string) {
+	em.emit(agent.Event{Type: agent.RunComplete, End: &agent.End{FinishReason: reason}})
+}
+
+// chEngine is the tests' Executor: Run records the spec and runs the
+// script; a script asks people through the server's Waits (await).
 type chEngine struct {
 	script chScript
-	st     store.Store // the server's store, for scripts that store messages
+	st     store.Store  // the server's store, for scripts that store messages
+	waits  *agent.Waits // the server's questions
 
-	mu      sync.Mutex
-	specs   []engine.Spec
-	waits   map[string]chan json.RawMessage
-	waiting chan string // runId#toolId of each registered wait
+	mu       sync.Mutex
+	specs    []agent.Spec
+	docs     []string    // the document each run was bound to (Options.Tools)
+	subjects []string    // the subject of each run's context
+	waiting  chan string // runId#toolId of each question awaited
 }
 
 func newChEngine(s chScript) *chEngine {
-	return &chEngine{script: s, waits: map[string]chan json.RawMessage{}, waiting: make(chan string, 16)}
+	return &chEngine{script: s, waits: &agent.Waits{}, waiting: make(chan string, 16)}
 }
 
-// Execute implements Executor.
-func (f *chEngine) Execute(ctx context.Context, spec engine.Spec, em engine.Emitter) error {
-	f.mu.Lock()
-	f.specs = append(f.specs, spec)
-	f.mu.Unlock()
-	return f.script(ctx, f, spec, em)
-}
-
-// Submit implements Executor.
-func (f *chEngine) Submit(runID, toolID string, payload json.RawMessage) bool {
-	f.mu.Lock()
-	ch := f.waits[runID+"#"+toolID]
-	delete(f.waits, runID+"#"+toolID)
-	f.mu.Unlock()
-	if ch == nil {
-		return false
+// Run implements Executor.
+func (f *chEngine) Run(ctx context.Context, spec agent.Spec) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		f.mu.Lock()
+		f.specs = append(f.specs, spec)
+		f.mu.Unlock()
+		em := &chEmitter{yield: yield}
+		if err := f.script(ctx, f, spec, em); err != nil && !em.stopped {
+			yield(agent.Event{}, err)
+		}
 	}
-	ch <- payload
-	return true
 }
 
-// await registers the wait runID#toolID and blocks until Submit or ctx.
+// await waits for the answer to the frontend call runID#toolID (opened
+// when its tool.start went out) until ctx ends.
 func (f *chEngine) await(ctx context.Context, runID, toolID string) (json.RawMessage, error) {
-	ch := make(chan json.RawMessage, 1)
-	f.mu.Lock()
-	f.waits[runID+"#"+toolID] = ch
-	f.mu.Unlock()
 	f.waiting <- runID + "#" + toolID
-	select {
-	case p := <-ch:
-		return p, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	a, err := f.waits.Wait(ctx, agent.Question{RunID: runID, ID: toolID, Kind: agent.AskFrontend})
+	return a.Raw, err
+}
+
+// bind is the server's Options.Tools: it records the run's document and
+// the subject of its context.
+func (f *chEngine) bind(ctx context.Context, _ *agent.Spec, docID string) error {
+	sub, _ := auth.SubjectFrom(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.docs = append(f.docs, docID)
+	f.subjects = append(f.subjects, sub)
+	return nil
+}
+
+// lastDoc and lastSubject return the document and the subject of the
+// latest run.
+func (f *chEngine) lastDoc(t *testing.T) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.NotEmpty(t, f.docs)
+	return f.docs[len(f.docs)-1]
+}
+
+func (f *chEngine) lastSubject(t *testing.T) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.NotEmpty(t, f.subjects)
+	return f.subjects[len(f.subjects)-1]
 }
 
 // lastSpec returns the spec of the latest run.
-func (f *chEngine) lastSpec(t *testing.T) engine.Spec {
+func (f *chEngine) lastSpec(t *testing.T) agent.Spec {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -94,7 +153,7 @@ func (f *chEngine) lastSpec(t *testing.T) engine.Spec {
 
 // chAnswer streams parts as content and completes.
 func chAnswer(parts ...string) chScript {
-	return func(_ context.Context, _ *chEngine, _ engine.Spec, em engine.Emitter) error {
+	return func(_ context.Context, _ *chEngine, _ agent.Spec, em *chEmitter) error {
 		for _, p := range parts {
 			em.Content(p)
 		}
@@ -107,7 +166,7 @@ func chAnswer(parts ...string) chScript {
 // chStall streams "Hi", waits for release (or the run's end), then
 // streams "!" and completes.
 func chStall(release <-chan struct{}) chScript {
-	return func(ctx context.Context, _ *chEngine, _ engine.Spec, em engine.Emitter) error {
+	return func(ctx context.Context, _ *chEngine, _ agent.Spec, em *chEmitter) error {
 		em.Content("Hi")
 		select {
 		case <-release:
@@ -169,7 +228,7 @@ func newChEnvOn(t *testing.T, st store.Store, s chScript, wrap func(http.Handler
 	e.eng.st = e.st
 	e.defs.Store(chLoadAgents(t, chAgentFiles))
 	e.runs = NewRunManager(e.st, RunOptions{})
-	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Runs: e.runs}
+	o := Options{Store: e.st, Defs: e.defs.Load, Engine: e.eng, Waits: e.eng.waits, Tools: e.eng.bind, Runs: e.runs}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -423,10 +482,22 @@ func chRunID(t *testing.T, evs []chEvent) string {
 // waitIdle waits until no run is running.
 func (e *chEnv) waitIdle() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(e.runs.List()) > 0 {
-		require.True(e.t, time.Now().Before(deadline), "runs still running")
-		time.Sleep(2 * time.Millisecond)
+	timeout := time.After(5 * time.Second)
+	for {
+		var r *Run
+		e.runs.mu.Lock()
+		for _, r = range e.runs.runs {
+			break
+		}
+		e.runs.mu.Unlock()
+		if r == nil {
+			return
+		}
+		select {
+		case <-r.Done():
+		case <-timeout:
+			e.t.Fatal("runs still running")
+		}
 	}
 }
 

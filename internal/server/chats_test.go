@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -106,7 +106,7 @@ func TestRunEndMarksChatUnread(t *testing.T) {
 
 func testRunEndMarksChatUnread(t *testing.T, st store.Store) {
 	var reply atomic.Pointer[[]string]
-	e := newChEnvOn(t, st, func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error {
+	e := newChEnvOn(t, st, func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 		return chAnswer(*reply.Load()...)(ctx, f, spec, em)
 	}, nil)
 
@@ -159,7 +159,7 @@ func TestChatValidation(t *testing.T) {
 // chMessages is a script that stores a user and an assistant message, then
 // answers text.
 func chMessages(text string) chScript {
-	return func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error {
+	return func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 		user := `{"role":"user","content":[{"type":"text","text":` + chJSONString(spec.Message) + `}],"ts":1}`
 		err := f.st.AppendMessages(ctx, spec.RunID, store.Message{Body: json.RawMessage(user)},
 			store.Message{Body: json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"ok"}]}`)})
@@ -237,9 +237,9 @@ func TestChatReferences(t *testing.T) {
 
 // chFrontend is a script with a frontend tool call, a submit, a document
 // edit and the tool result.
-func chFrontend(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error {
+func chFrontend(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 	em.Content("Let me ask.")
-	em.CallStart(engine.Call{ID: "call_1", Name: "confirm", Kind: engine.CallFrontend, ToolType: api.ToolTypeHTML,
+	em.CallStart(agent.Call{ID: "call_1", Name: "confirm", Kind: agent.CallFrontend, ToolType: api.ToolTypeHTML,
 		ToolKey: "confirm", ToolTimeout: 300000})
 	em.CallArgs("call_1", `{"question":`)
 	em.CallArgs("call_1", `"Sure?"}`)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/postgres/pgtest"
 )
@@ -26,7 +26,7 @@ func TestClusterOwnership(t *testing.T) {
 	leakCheck(t)
 	dsn := pgtest.DSN(t)
 	verifier := ownerVerifier(t)
-	script := func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error {
+	script := func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 		em.Content("Hi")
 		p, err := f.await(ctx, spec.RunID, "call_x")
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 // approvalId: such a client renders the viewport (it shows the diffs of
 // the edits), and its /submit {runId, toolId: approvalId, params:
 // {confirmed, comment?, approved?}} answers the approval like an
-// {decision…} would (engine.parseCallDecision). The decision closes the
+// {decision…} would (parseCallDecision). The decision closes the
 // call with a tool.result. The call is the stream's only: the model never
 // sees it.
 
@@ -75,7 +75,7 @@ func (a *Assembler) confirmResult(p api.ApprovalDecision) {
 		Denied    []string `json:"denied"`
 		Reason    string   `json:"reason,omitempty"`
 	}{len(p.Approved) > 0, p.Decision, p.Approved, p.Denied, p.Reason})
-	a.ToolResult(c.id, string(res))
+	a.result(c.id, string(res))
 }
 
 // approvalParams turns an approval request into the confirm tool's

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/markdown"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/testbook"
 )
@@ -66,7 +66,7 @@ func BenchmarkDocumentEdit(b *testing.B) {
 	for _, m := range testbook.Sizes(b) {
 		b.Run(fmt.Sprintf("%dx", m), func(b *testing.B) {
 			docs, id, src := benchDocuments(b, m)
-			ctx := engine.WithCall(context.Background(), "call")
+			ctx := agent.WithCall(context.Background(), "call")
 			tools, err := docs.BookTools(ctx, id, "run", nil)
 			if err != nil {
 				b.Fatal(err)

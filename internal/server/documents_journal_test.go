@@ -12,9 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 )
@@ -63,7 +63,7 @@ func TestRestartRestoresExactly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "aite.db")
 	st, err := sqlite.Open(path)
 	require.NoError(t, err)
-	ctx := engine.WithCall(context.Background(), "call")
+	ctx := agent.WithCall(context.Background(), "call")
 	docs := NewDocuments(st, nil)
 	doc, err := docs.Create(ctx, "book", src, 0)
 	require.NoError(t, err)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/document"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -282,7 +282,7 @@ func dcCall(t *testing.T, tools map[string]tool.Tool, name, callID, args string)
 	t.Helper()
 	tl, ok := tools[name]
 	require.True(t, ok, name)
-	res, err := tl.Call(engine.WithCall(context.Background(), callID), json.RawMessage(args))
+	res, err := tl.Call(agent.WithCall(context.Background(), callID), json.RawMessage(args))
 	require.NoError(t, err)
 	return res
 }
@@ -386,7 +386,7 @@ func TestBookToolsConcurrentRuns(t *testing.T) {
 		require.NoError(t, err)
 		wg.Go(func() {
 			for i := range edits {
-				res, err := tools["editor-insert_after"].Call(engine.WithCall(context.Background(), fmt.Sprintf("c%d_%d", r, i)),
+				res, err := tools["editor-insert_after"].Call(agent.WithCall(context.Background(), fmt.Sprintf("c%d_%d", r, i)),
 					json.RawMessage(fmt.Sprintf(`{"pointer": "1", "markdown": "r%d e%d"}`, r, i)))
 				if err != nil || res.IsError || len(res.Edits) != 1 {
 					t.Errorf("edit r%d e%d: %v %+v", r, i, err, res)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm"
@@ -26,7 +28,6 @@ import (
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/llm/openai"
 	"github.com/aitexteditor/aite/internal/server"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/sqlite"
 	"github.com/aitexteditor/aite/internal/tool"
@@ -88,7 +89,7 @@ type harnessOptions struct {
 	// tools are extra Go backend tools (next to upper and the book tools).
 	tools []tool.Tool
 	// contextProviders resolve protocol.context provider entries.
-	contextProviders map[string]engine.ContextProvider
+	contextProviders map[string]agent.ContextProvider
 	// protocolBook wires the protocol book editor as the App does: the
 	// bookprotocol activities bound to the run's document
 	// (server.ProtocolActivities) and the reference-card providers
@@ -111,6 +112,8 @@ type harness struct {
 	docs  *server.Documents
 	defs  *agentdef.Snapshot
 	docID string
+	// closed receives a value each time the server closes a connection.
+	closed chan struct{}
 }
 
 // testDefinitions are the agents of the end-to-end tests.
@@ -213,35 +216,49 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if ft == 0 {
 		ft = 5 * time.Second
 	}
-	eng := &engine.Engine{Store: st, Models: fm, FrontendTimeout: ft, ContextProviders: opts.contextProviders,
-		Backends: func(ctx context.Context, spec engine.Spec) (map[string]tool.Tool, error) {
-			m := map[string]tool.Tool{"upper": upperTool()}
-			for _, et := range opts.tools {
-				m[et.Name()] = et
-			}
-			if spec.DocumentID != "" {
-				bt, err := h.docs.BookTools(ctx, spec.DocumentID, spec.RunID, nil)
-				if err != nil {
-					return nil, err
-				}
-				for k, v := range bt {
-					m[k] = v
-				}
-			}
-			return m, nil
-		}}
-	if opts.protocolBook {
-		eng.Activities = server.ProtocolActivities(h.docs)
-		if gate := opts.activityGate; gate != nil {
-			eng.Activities = gateActivities(eng.Activities, gate)
+	waits := &agent.Waits{}
+	eng := &agent.Runner{Memory: st, Models: fm, Waiter: waits, FrontendTimeout: ft}
+	bind := func(ctx context.Context, spec *agent.Spec, docID string) error {
+		spec.Tools = map[string]tool.Tool{"upper": upperTool()}
+		for _, et := range opts.tools {
+			spec.Tools[et.Name()] = et
 		}
-		providers := server.ProtocolContextProviders(h.docs)
-		maps.Copy(providers, opts.contextProviders)
-		eng.ContextProviders = providers
+		spec.Context = maps.Clone(opts.contextProviders)
+		if docID != "" {
+			bt, err := h.docs.BookTools(ctx, docID, spec.RunID, nil)
+			if err != nil {
+				return err
+			}
+			maps.Copy(spec.Tools, bt)
+		}
+		if !opts.protocolBook {
+			return nil
+		}
+		acts, err := server.ProtocolActivities(ctx, h.docs, spec.RunID, docID)
+		if err != nil {
+			return err
+		}
+		if gate := opts.activityGate; gate != nil {
+			acts = gateActivities(acts, gate)
+		}
+		spec.Activities = acts
+		spec.Context = server.ProtocolContextProviders(h.docs, docID)
+		maps.Copy(spec.Context, opts.contextProviders)
+		return nil
 	}
-	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng,
+	srv := server.New(server.Options{Store: st, Defs: func() *agentdef.Snapshot { return defs }, Engine: eng, Waits: waits, Tools: bind,
 		Runs: h.runs, Documents: h.docs, Heartbeat: opts.heartbeat, Stall: opts.stall, DefaultAgent: "bookEditor"})
-	h.srv = httptest.NewServer(srv.Handler())
+	h.closed = make(chan struct{}, 16)
+	h.srv = httptest.NewUnstartedServer(srv.Handler())
+	h.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateClosed {
+			select {
+			case h.closed <- struct{}{}:
+			default:
+			}
+		}
+	}
+	h.srv.Start()
 	t.Cleanup(func() {
 		h.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -254,24 +271,17 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 
 // gateActivities wraps the activities of acts so that gate runs before
 // each call; a previewing activity stays one (protocol.Previewer).
-func gateActivities(acts func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error),
-	gate func(context.Context, *protocol.Call)) func(context.Context, engine.Spec, func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-	return func(ctx context.Context, spec engine.Spec, edit func(string, tool.Edit)) (map[string]protocol.Activity, error) {
-		m, err := acts(ctx, spec, edit)
-		if err != nil {
-			return nil, err
+func gateActivities(acts map[string]protocol.Activity, gate func(context.Context, *protocol.Call)) map[string]protocol.Activity {
+	out := make(map[string]protocol.Activity, len(acts))
+	for name, act := range acts {
+		g := &gatedActivity{act: act, gate: gate}
+		if pv, ok := act.(protocol.Previewer); ok {
+			out[name] = &gatedPreviewer{gatedActivity: g, pv: pv}
+			continue
 		}
-		out := make(map[string]protocol.Activity, len(m))
-		for name, act := range m {
-			g := &gatedActivity{act: act, gate: gate}
-			if pv, ok := act.(protocol.Previewer); ok {
-				out[name] = &gatedPreviewer{gatedActivity: g, pv: pv}
-				continue
-			}
-			out[name] = g
-		}
-		return out, nil
+		out[name] = g
 	}
+	return out
 }
 
 type gatedActivity struct {

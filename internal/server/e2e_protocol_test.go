@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -43,7 +43,7 @@ func protocolDefinitions() map[string]string {
 
 func protocolHarness(t *testing.T) *harness {
 	return newHarness(t, harnessOptions{files: protocolDefinitions(), tools: []tool.Tool{lookupTool()},
-		contextProviders: map[string]engine.ContextProvider{"test.glossary": func(context.Context, engine.Spec) ([]agentctx.Message, error) {
+		contextProviders: map[string]agent.ContextProvider{"test.glossary": func(context.Context) ([]agentctx.Message, error) {
 			return []agentctx.Message{{Type: agentctx.TypeData, Kind: "glossary", HasValue: true,
 				Value: agentctx.NewObject("tardis", "a time machine")}}, nil
 		}}})

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,8 +19,8 @@ import (
 )
 
 // killChildEnv names the directory of the child server of
-// TestKillAndRestart; the child writes its URL there and serves until it
-// is killed.
+// TestKillAndRestart (its database); the child writes its URL to fd 3 and
+// serves until it is killed.
 const killChildEnv = "AITE_TEST_KILL_CHILD_DIR"
 
 // TestKillChildServer is the child process of TestKillAndRestart; it does
@@ -39,10 +40,11 @@ func TestKillChildServer(t *testing.T) {
 		r.Delay = 2 * time.Millisecond
 		return r
 	})
-	if err := os.WriteFile(filepath.Join(dir, "url.tmp"), []byte(h.srv.URL), 0o644); err != nil {
+	out := os.NewFile(3, "url") // the parent reads the URL from its end of the pipe
+	if _, err := io.WriteString(out, h.srv.URL); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(filepath.Join(dir, "url.tmp"), filepath.Join(dir, "url")); err != nil {
+	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
 	select {} // until SIGKILL
@@ -63,9 +65,16 @@ func TestKillAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillChildServer$", "-test.count=1")
 	cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd.ExtraFiles = []*os.File{pw} // fd 3 of the child: its URL
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	pw.Close()
 	killed := false
 	defer func() {
 		if !killed {
@@ -73,13 +82,8 @@ func TestKillAndRestart(t *testing.T) {
 			_ = cmd.Wait()
 		}
 	}()
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(filepath.Join(dir, "url")); err == nil {
-			url = string(b)
-			break
-		}
-	}
+	b, _ := io.ReadAll(pr) // until the child closes its end (or dies)
+	url := string(b)
 	if url == "" {
 		t.Fatal("the child server did not start")
 	}
@@ -174,7 +178,7 @@ func TestKillAndRestart(t *testing.T) {
 	if _, ok := data["activeRunId"]; ok {
 		t.Errorf("an aborted run is still active: %v", data["activeRunId"])
 	}
-	b, _ := json.Marshal(list[0])
+	b, _ = json.Marshal(list[0])
 	t.Logf("chat after restart: %s; %d of the run's events were stored before the kill", b, len(stored)-1)
 }
 

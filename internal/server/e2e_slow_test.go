@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -22,15 +23,30 @@ func bigAnswer(h *harness, n, size int) {
 	h.llm.SetHandler(func(llmtest.Request) llmtest.Response { return text(parts...) })
 }
 
-// waitRunsEnded waits until the server has no running run.
-func waitRunsEnded(t *testing.T, h *harness) {
+// waitRunEnded waits until run runID has ended: a subscriber of its own
+// reads it up to the terminal event.
+func waitRunEnded(t *testing.T, h *harness, runID string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for len(h.runs.List()) > 0 {
-		if time.Now().After(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sub, err := h.runs.Subscribe(ctx, runID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	for {
+		_, done, err := sub.Next(ctx)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case done:
+			return
+		}
+		select {
+		case <-sub.Ready():
+		case <-ctx.Done():
 			t.Fatal("the run does not end")
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -45,7 +61,7 @@ func TestSlowClientIsNotDropped(t *testing.T) {
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	first := readFrames(t, br, func(frame) bool { return false }) // request.query
-	waitRunsEnded(t, h)                                           // the client read nothing meanwhile
+	waitRunEnded(t, h, runOfChat(t, h, first))                    // the client read nothing meanwhile
 	rest := readFrames(t, br, nil)
 	all := append(first, rest...)
 	deltas := 0
@@ -74,8 +90,12 @@ func TestStalledClientIsCutAndReattaches(t *testing.T) {
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	got := readFrames(t, br, func(frame) bool { return false })
-	waitRunsEnded(t, h)
-	time.Sleep(3 * time.Second) // the client stalls well beyond the 1 s
+	waitRunEnded(t, h, runOfChat(t, h, got))
+	select { // the client reads nothing until the server gives it up
+	case <-h.closed:
+	case <-time.After(time.Minute):
+		t.Fatal("the server does not give up the stalled client")
+	}
 	got = append(got, readCut(br)...)
 	if len(got) == 0 || got[len(got)-1].typ() == "run.complete" {
 		t.Fatalf("the stalled client was not cut off (%d events)", len(got))
@@ -131,6 +151,17 @@ func runOf(t *testing.T, frames []frame) string {
 	}
 	t.Fatal("no run.start")
 	return ""
+}
+
+// runOfChat is the one run of the chat of frames[0] (request.query).
+func runOfChat(t *testing.T, h *harness, frames []frame) string {
+	t.Helper()
+	chatID, _ := frames[0].data["chatId"].(string)
+	runs, err := h.st.ListRuns(context.Background(), chatID)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("the chat %q has runs %v (%v)", chatID, runs, err)
+	}
+	return runs[0].ID
 }
 
 // parseFrameLenient is parseFrame for a stream that may break: a frame

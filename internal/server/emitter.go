@@ -2,35 +2,220 @@ package server
 
 import (
 	"encoding/json"
+	"iter"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/agent/agentctx"
+	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
-// The Assembler is the engine's Emitter: the engine says what happens, the
-// assembler applies the § 3.3 ordering rules and assigns the wire ids.
-var _ engine.Emitter = (*Assembler)(nil)
+// Event maps one event of a run onto the wire: the run says what happens,
+// the assembler applies the § 3.3 ordering rules, assigns the wire ids and
+// converts the payloads to their wire shapes.
+func (a *Assembler) Event(ev agent.Event) {
+	switch ev.Type {
+	case agent.ReasoningDelta:
+		a.reasoning(ev.Delta)
+	case agent.ContentDelta:
+		a.content(ev.Delta)
+	case agent.TurnEnd:
+		a.turnEnd()
+	case agent.ToolStart:
+		a.callStart(*ev.Call)
+	case agent.ToolArgs:
+		a.callArgs(ev.ToolID, ev.Delta)
+	case agent.ToolEnd:
+		a.callEnd(ev.ToolID)
+	case agent.ToolProgress:
+		a.progress(ev.ToolID, *ev.Progress)
+	case agent.Submitted:
+		a.submit(ev.ToolID, ev.Answer)
+	case agent.DocumentEdit:
+		a.docEdit(ev.ToolID, *ev.Edit)
+	case agent.ToolResult:
+		a.result(ev.ToolID, ev.Result.Text)
+	case agent.PlanUpdate:
+		a.planUpdate(ev.Plan.ID, planTasks(ev.Plan.Tasks))
+	case agent.TaskStart:
+		a.taskStart(ev.Task.ID, ev.Task.Description)
+	case agent.TaskEnd:
+		a.taskDone(ev.Task)
+	default:
+		a.protocolEvent(ev)
+	}
+}
 
-// Reasoning streams one reasoning delta (rules 2 and 3).
-func (a *Assembler) Reasoning(delta string) {
+// Run feeds a run's events to the assembler until the run or the
+// assembler ends; it returns the error the run yields before it starts.
+func (a *Assembler) Run(seq iter.Seq2[agent.Event, error]) error {
+	for ev, err := range seq {
+		if err != nil {
+			return err
+		}
+		a.Event(ev)
+		if a.Ended() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// protocolEvent maps the advisor, scope and approval events and the end of
+// the run.
+func (a *Assembler) protocolEvent(ev agent.Event) {
+	switch ev.Type {
+	case agent.AdvisorSnapshot:
+		a.advisorSnapshot(advisorSnapshot(ev))
+	case agent.ScopeRequest:
+		a.scopeRequest(scopeRequest(ev.Scope))
+	case agent.ScopeDecision:
+		a.scopeDecision(scopeDecision(ev))
+	case agent.ApprovalRequest:
+		a.approvalRequest(approvalRequest(ev.Approval))
+	case agent.ApprovalDecision:
+		a.approvalDecision(approvalDecision(ev.Approval, ev.Decision))
+	case agent.RunComplete:
+		a.CompleteLedger(ev.End.FinishReason, wireLedger(ev.End.Ledger))
+	case agent.RunError:
+		a.Fail(wireError(ev.End.Error))
+	}
+}
+
+// taskDone emits task.complete, task.cancel or task.fail.
+func (a *Assembler) taskDone(t *agent.Task) {
+	switch t.Status {
+	case agent.TaskCompleted:
+		a.taskEnd(api.TypeTaskComplete, t.ID, nil)
+	case agent.TaskCanceled:
+		a.taskEnd(api.TypeTaskCancel, t.ID, nil)
+	default:
+		e := api.TaskError{}
+		if t.Error != nil {
+			e = api.TaskError{Code: t.Error.Code, Message: t.Error.Message}
+		}
+		a.taskEnd(api.TypeTaskFail, t.ID, &e)
+	}
+}
+
+// planTasks converts a plan's tasks.
+func planTasks(tasks []agent.PlanTask) []api.PlanTask {
+	out := make([]api.PlanTask, len(tasks))
+	for i, t := range tasks {
+		out[i] = api.PlanTask{TaskID: t.TaskID, Description: t.Description, Status: t.Status}
+	}
+	return out
+}
+
+// wireError converts a run's error; none is an internal error.
+func wireError(e *agent.ErrorInfo) api.ErrorInfo {
+	if e == nil {
+		return api.ErrorInfo{Code: api.CodeInternalError, Message: "the run failed without an error"}
+	}
+	return api.ErrorInfo{Code: e.Code, Message: e.Message, Retriable: e.Retriable}
+}
+
+// wireLedger converts a protocol run's ledger; its lists are never null.
+func wireLedger(l *protocol.Ledger) *api.Ledger {
+	if l == nil {
+		return nil
+	}
+	out := &api.Ledger{Cap: l.Cap, Turns: l.Turns, ModelCalls: l.ModelCalls, Repairs: l.Repairs, ToolCalls: l.ToolCalls,
+		Tokens: api.LedgerTokens{Prompt: l.Tokens.Prompt, Completion: l.Tokens.Completion}, ElapsedMs: l.ElapsedMs,
+		PendingCalls: []api.PendingCall{}, LastErrors: nonNil(l.LastErrors)}
+	for _, c := range l.PendingCalls {
+		out.PendingCalls = append(out.PendingCalls, api.PendingCall{ToolID: c.ToolID, Tool: c.Tool, WaitingOn: nonNil(c.WaitingOn)})
+	}
+	return out
+}
+
+// advisorSnapshot converts one opinion: its answer and its votes
+// {tool: weight} as JSON objects in the order written.
+func advisorSnapshot(ev agent.Event) api.AdvisorSnapshot {
+	o := ev.Opinion
+	s := api.AdvisorSnapshot{Turn: ev.Turn, AdvisorID: o.ID, Instance: o.Instance, RawCalls: o.RawCalls,
+		Consulted: o.Consulted, ParentToolID: ev.ParentToolID}
+	s.Opinion = encodeOrdered(o.Answer)
+	weights := &agentctx.Object{}
+	for _, w := range o.Weights {
+		weights.Set(w.Tool, json.Number(strconv.FormatFloat(w.Value, 'f', -1, 64)))
+	}
+	s.Weights = encodeOrdered(weights)
+	for _, w := range o.Warnings {
+		s.Warnings = append(s.Warnings, api.Warning{Code: string(w.Code), Message: w.Message})
+	}
+	return s
+}
+
+// encodeOrdered is the compact JSON of an ordered object ({} for nil).
+func encodeOrdered(o *agentctx.Object) json.RawMessage {
+	if o == nil {
+		return json.RawMessage(`{}`)
+	}
+	b, err := agentctx.Encode(o)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// scopeRequest converts a scope request; the client answers it under
+// "scope:<toolId>".
+func scopeRequest(req *protocol.ScopeRequest) api.ScopeRequest {
+	s := api.ScopeRequest{ToolID: req.ToolID, ToolName: req.Tool, Instance: req.Instance,
+		ApprovalID: api.ScopeApprovalPrefix + req.ToolID, Provisioned: slices.Clone(req.Provisioned),
+		Scopes: slices.Clone(req.Requested), TimeoutMs: req.Timeout.Milliseconds(), ParentToolID: req.ParentToolID}
+	for _, pv := range req.Preview {
+		s.Preview = append(s.Preview, api.ScopePreview{Scope: pv.Scope, Bytes: pv.Bytes, Keys: nonNil(pv.Keys)})
+	}
+	return s
+}
+
+// scopeDecision converts a scope decision (the effective grant).
+func scopeDecision(ev agent.Event) api.ScopeDecision {
+	d := ev.ScopeDecision
+	return api.ScopeDecision{ToolID: ev.ToolID, ApprovalID: api.ScopeApprovalPrefix + ev.ToolID, Decision: d.Verdict,
+		Scopes: slices.Clone(d.Scopes), Reason: d.Reason, By: d.By, Remember: d.Remember, ParentToolID: ev.ParentToolID}
+}
+
+// approvalRequest converts an edit approval request.
+func approvalRequest(p *agent.Approval) api.ApprovalRequest {
+	out := api.ApprovalRequest{ApprovalID: p.ID, Turn: p.Turn, TimeoutMs: p.Timeout.Milliseconds(),
+		ParentToolID: p.ParentToolID}
+	for _, c := range p.Calls {
+		out.Calls = append(out.Calls, api.ApprovalCall{ToolID: c.ToolID, ToolName: c.ToolName, Instance: c.Instance,
+			ToolParams: c.Params, Preview: c.Preview})
+	}
+	return out
+}
+
+// approvalDecision converts the decision of an edit approval.
+func approvalDecision(p *agent.Approval, d *protocol.ConfirmDecision) api.ApprovalDecision {
+	return api.ApprovalDecision{ApprovalID: p.ID, Decision: d.Verdict, Approved: slices.Clone(d.Approved),
+		Denied: slices.Clone(d.Denied), Reason: d.Reason, By: d.By, ParentToolID: p.ParentToolID}
+}
+
+// reasoning streams one reasoning delta (rules 2 and 3).
+func (a *Assembler) reasoning(delta string) {
 	if !a.ended {
 		a.text(api.TypeReasoningDelta, delta)
 	}
 }
 
-// Content streams one content delta (rules 2 and 3).
-func (a *Assembler) Content(delta string) {
+// content streams one content delta (rules 2 and 3).
+func (a *Assembler) content(delta string) {
 	if !a.ended {
 		a.text(api.TypeContentDelta, delta)
 	}
 }
 
-// CallStart opens a tool or action call (rule 4): tool.start with the
+// callStart opens a tool or action call (rule 4): tool.start with the
 // frontend fields, or action.start for an action.
-func (a *Assembler) CallStart(c engine.Call) {
+func (a *Assembler) callStart(c agent.Call) {
 	if a.ended {
 		return
 	}
@@ -39,7 +224,7 @@ func (a *Assembler) CallStart(c engine.Call) {
 		return
 	}
 	a.endOpenCalls()
-	cl := &call{id: c.ID, name: c.Name, action: c.Kind == engine.CallAction}
+	cl := &call{id: c.ID, name: c.Name, action: c.Kind == agent.CallAction}
 	a.calls = append(a.calls, cl)
 	a.byID[c.ID] = cl
 	a.turnCall = true
@@ -66,15 +251,15 @@ func objectOrNil(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// CallArgs streams one raw argument fragment.
-func (a *Assembler) CallArgs(id, delta string) {
+// callArgs streams one raw argument fragment.
+func (a *Assembler) callArgs(id, delta string) {
 	if !a.ended {
 		a.toolArgs(id, delta)
 	}
 }
 
-// CallEnd ends a call once.
-func (a *Assembler) CallEnd(id string) {
+// callEnd ends a call once.
+func (a *Assembler) callEnd(id string) {
 	if a.ended {
 		return
 	}
@@ -84,15 +269,15 @@ func (a *Assembler) CallEnd(id string) {
 	}
 }
 
-// TurnEnd closes what the model turn opened.
-func (a *Assembler) TurnEnd() {
+// turnEnd closes what the model turn opened.
+func (a *Assembler) turnEnd() {
 	if !a.ended {
 		a.endTurn()
 	}
 }
 
-// Submit emits request.submit for a released frontend wait.
-func (a *Assembler) Submit(toolID string, payload json.RawMessage) {
+// submit emits request.submit for a released frontend wait.
+func (a *Assembler) submit(toolID string, payload json.RawMessage) {
 	if a.ended {
 		return
 	}
@@ -102,16 +287,16 @@ func (a *Assembler) Submit(toolID string, payload json.RawMessage) {
 		ToolID: toolID, Payload: payload})
 }
 
-// DocumentEdit emits document.edit for one applied edit of call toolID.
-func (a *Assembler) DocumentEdit(toolID string, e tool.Edit) {
+// docEdit emits document.edit for one applied edit of call toolID.
+func (a *Assembler) docEdit(toolID string, e tool.Edit) {
 	if !a.ended {
 		a.documentEdit(toolID, &e)
 	}
 }
 
-// ToolProgress emits tool.progress for a call that is known and has no
+// progress emits tool.progress for a call that is known and has no
 // result yet (a late report is dropped).
-func (a *Assembler) ToolProgress(toolID string, p tool.Progress) {
+func (a *Assembler) progress(toolID string, p tool.Progress) {
 	if a.ended {
 		return
 	}
@@ -130,8 +315,8 @@ func (a *Assembler) ToolProgress(toolID string, p tool.Progress) {
 	a.send(api.TypeToolProgress, api.ToolProgress{RunID: a.runID, ToolID: toolID, Kind: p.Kind, Message: p.Message, Data: data})
 }
 
-// ToolResult emits the one tool.result of a call.
-func (a *Assembler) ToolResult(id, result string) {
+// result emits the one tool.result (or action.result) of a call.
+func (a *Assembler) result(id, result string) {
 	if a.ended {
 		return
 	}
@@ -149,9 +334,6 @@ func (a *Assembler) ToolResult(id, result string) {
 	a.send(api.TypeToolResult, api.ToolResult{ToolID: id, Result: result})
 }
 
-// ActionResult emits the one action.result of an action call.
-func (a *Assembler) ActionResult(id, result string) { a.ToolResult(id, result) }
-
 // actionResult is action.result's value: the parsed JSON when the text
 // parses, else the text as a JSON string.
 func actionResult(text string) json.RawMessage {
@@ -162,8 +344,8 @@ func actionResult(text string) json.RawMessage {
 	return b
 }
 
-// PlanUpdate emits plan.update with the full task list.
-func (a *Assembler) PlanUpdate(planID string, tasks []api.PlanTask) {
+// planUpdate emits plan.update with the full task list.
+func (a *Assembler) planUpdate(planID string, tasks []api.PlanTask) {
 	if a.ended {
 		return
 	}
@@ -175,9 +357,9 @@ func (a *Assembler) PlanUpdate(planID string, tasks []api.PlanTask) {
 	a.send(api.TypePlanUpdate, api.PlanUpdate{PlanID: planID, ChatID: a.chatID, Plan: tasks})
 }
 
-// TaskStart emits task.start; start events until the task ends carry its id
+// taskStart emits task.start; start events until the task ends carry its id
 // (rule 7). PLAN_EXECUTE fills taskName with the task id.
-func (a *Assembler) TaskStart(taskID, description string) {
+func (a *Assembler) taskStart(taskID, description string) {
 	if a.ended {
 		return
 	}
@@ -186,15 +368,6 @@ func (a *Assembler) TaskStart(taskID, description string) {
 	a.task = taskID
 	a.send(api.TypeTaskStart, api.TaskStart{TaskID: taskID, RunID: a.runID, TaskName: taskID, Description: description})
 }
-
-// TaskComplete emits task.complete.
-func (a *Assembler) TaskComplete(taskID string) { a.taskEnd(api.TypeTaskComplete, taskID, nil) }
-
-// TaskCancel emits task.cancel.
-func (a *Assembler) TaskCancel(taskID string) { a.taskEnd(api.TypeTaskCancel, taskID, nil) }
-
-// TaskFail emits task.fail.
-func (a *Assembler) TaskFail(taskID string, e api.TaskError) { a.taskEnd(api.TypeTaskFail, taskID, &e) }
 
 func (a *Assembler) taskEnd(typ, taskID string, e *api.TaskError) {
 	if a.ended {
@@ -212,11 +385,11 @@ func (a *Assembler) taskEnd(typ, taskID string, e *api.TaskError) {
 	}
 }
 
-// AdvisorSnapshot emits advisor.snapshot (AGENT_PROTOCOL § 5.3). Like every
+// advisorSnapshot emits advisor.snapshot (AGENT_PROTOCOL § 5.3). Like every
 // event that is not text it closes the open block and ends the open calls;
 // the engine emits inline opinions before the turn's first tool.start and a
 // consulted opinion before its ConsultAdvisor result.
-func (a *Assembler) AdvisorSnapshot(p api.AdvisorSnapshot) {
+func (a *Assembler) advisorSnapshot(p api.AdvisorSnapshot) {
 	if a.ended {
 		return
 	}
@@ -232,12 +405,12 @@ func (a *Assembler) AdvisorSnapshot(p api.AdvisorSnapshot) {
 	a.send(api.TypeAdvisorSnapshot, p)
 }
 
-// ScopeRequest emits scope.request after the call's tool.end and before its
+// scopeRequest emits scope.request after the call's tool.end and before its
 // result (AGENT_PROTOCOL § 5.3). The call is p.ToolID, or for a sub-run's
 // request the top-level call it runs under (the part of p.ParentToolID
 // before the first "/"); a request for a call the stream does not know, or
 // one that already has its result, is dropped.
-func (a *Assembler) ScopeRequest(p api.ScopeRequest) {
+func (a *Assembler) scopeRequest(p api.ScopeRequest) {
 	if !a.scopeEvent(p.ToolID, p.ParentToolID) {
 		return
 	}
@@ -249,9 +422,9 @@ func (a *Assembler) ScopeRequest(p api.ScopeRequest) {
 	a.send(api.TypeScopeRequest, p)
 }
 
-// ScopeDecision emits scope.decision before the call's result, with the
+// scopeDecision emits scope.decision before the call's result, with the
 // rules of ScopeRequest.
-func (a *Assembler) ScopeDecision(p api.ScopeDecision) {
+func (a *Assembler) scopeDecision(p api.ScopeDecision) {
 	if !a.scopeEvent(p.ToolID, p.ParentToolID) {
 		return
 	}
@@ -260,12 +433,12 @@ func (a *Assembler) ScopeDecision(p api.ScopeDecision) {
 	a.send(api.TypeScopeDecision, p)
 }
 
-// ApprovalRequest emits approval.request (edit approval) after the held
+// approvalRequest emits approval.request (edit approval) after the held
 // calls' tool.end and before their results. The calls are p.Calls, or for
 // a sub-run's request the top-level call it runs under (p.ParentToolID);
 // a request none of whose calls the stream knows without a result is
 // dropped. toolParams default to {} and previews to null.
-func (a *Assembler) ApprovalRequest(p api.ApprovalRequest) {
+func (a *Assembler) approvalRequest(p api.ApprovalRequest) {
 	ids := make([]string, len(p.Calls))
 	for i, c := range p.Calls {
 		ids[i] = c.ToolID
@@ -290,9 +463,9 @@ func (a *Assembler) ApprovalRequest(p api.ApprovalRequest) {
 	a.confirmCall(p)
 }
 
-// ApprovalDecision emits approval.decision before the calls' results, with
+// approvalDecision emits approval.decision before the calls' results, with
 // the rules of ApprovalRequest.
-func (a *Assembler) ApprovalDecision(p api.ApprovalDecision) {
+func (a *Assembler) approvalDecision(p api.ApprovalDecision) {
 	if !a.approvalEvent(append(slices.Clone(p.Approved), p.Denied...), p.ParentToolID) {
 		return
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool"
 )
 
@@ -38,22 +38,22 @@ func TestEmitterActionFrontendAndTasks(t *testing.T) {
 	var got []api.Event
 	a := newTestAssembler(&got)
 	got = got[:0]
-	a.PlanUpdate("plan_x", []api.PlanTask{{TaskID: "a1b2c3d4", Description: "Read", Status: "init"}})
-	a.TaskStart("a1b2c3d4", "Read")
-	a.Content("Working")
-	a.CallStart(engine.Call{ID: "c1", Name: "highlight", Kind: engine.CallAction})
-	a.CallArgs("c1", `{"p":1}`)
-	a.CallStart(engine.Call{ID: "c2", Name: "confirm", Kind: engine.CallFrontend, ToolType: api.ToolTypeHTML,
+	a.planUpdate("plan_x", []api.PlanTask{{TaskID: "a1b2c3d4", Description: "Read", Status: "init"}})
+	a.taskStart("a1b2c3d4", "Read")
+	a.content("Working")
+	a.callStart(agent.Call{ID: "c1", Name: "highlight", Kind: agent.CallAction})
+	a.callArgs("c1", `{"p":1}`)
+	a.callStart(agent.Call{ID: "c2", Name: "confirm", Kind: agent.CallFrontend, ToolType: api.ToolTypeHTML,
 		ToolKey: "confirm", ToolTimeout: 300000, ToolParams: json.RawMessage(`"not an object"`)})
-	a.Content("dropped: text after a call in the same turn")
-	a.TurnEnd()
-	a.ActionResult("c1", "OK")
-	a.Submit("c2", json.RawMessage(`{"ok":true}`))
-	a.ToolResult("c2", `{"ok":true}`)
-	a.DocumentEdit("c2", tool.Edit{Book: "doc", Op: "replace", Pointer: "3:1.p1", NewPointer: "3:1.p1", Revision: 7})
-	a.TaskComplete("a1b2c3d4")
-	a.Content("after the task")
-	a.TurnEnd()
+	a.content("dropped: text after a call in the same turn")
+	a.turnEnd()
+	a.result("c1", "OK")
+	a.submit("c2", json.RawMessage(`{"ok":true}`))
+	a.result("c2", `{"ok":true}`)
+	a.docEdit("c2", tool.Edit{Book: "doc", Op: "replace", Pointer: "3:1.p1", NewPointer: "3:1.p1", Revision: 7})
+	a.taskEnd(api.TypeTaskComplete, "a1b2c3d4", nil)
+	a.content("after the task")
+	a.turnEnd()
 	a.Complete(api.FinishStop)
 	want := []string{
 		"plan.update",
@@ -105,12 +105,12 @@ func TestEmitterFailInsideTask(t *testing.T) {
 	var got []api.Event
 	a := newTestAssembler(&got)
 	got = got[:0]
-	a.TaskStart("t1", "x")
-	a.CallStart(engine.Call{ID: "c1", Name: "act", Kind: engine.CallAction})
-	a.CallStart(engine.Call{ID: "c2", Name: "read", Kind: engine.CallBackend})
-	a.Content("ignored")
+	a.taskStart("t1", "x")
+	a.callStart(agent.Call{ID: "c1", Name: "act", Kind: agent.CallAction})
+	a.callStart(agent.Call{ID: "c2", Name: "read", Kind: agent.CallBackend})
+	a.content("ignored")
 	a.Fail(api.ErrorInfo{Code: api.CodeModelError, Message: "boom", Retriable: true})
-	a.Content("after the end")
+	a.content("after the end")
 	want := []string{
 		`task.start taskId="t1"`,
 		`action.start taskId="t1" actionId="c1"`,
@@ -137,25 +137,25 @@ func TestEmitterProtocolEvents(t *testing.T) {
 	var got []api.Event
 	a := newTestAssembler(&got)
 	got = got[:0]
-	a.Reasoning("weighing")
-	a.AdvisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "editGate", Weights: json.RawMessage(`{"replace_text":12}`)})
-	a.CallStart(engine.Call{ID: "r_call_1_0", Name: "run_cursor_agent", Kind: engine.CallBackend, ToolType: api.ToolTypeDelegate,
+	a.reasoning("weighing")
+	a.advisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "editGate", Weights: json.RawMessage(`{"replace_text":12}`)})
+	a.callStart(agent.Call{ID: "r_call_1_0", Name: "run_cursor_agent", Kind: agent.CallBackend, ToolType: api.ToolTypeDelegate,
 		ToolParams: json.RawMessage(`{"task":"x"}`)})
-	a.CallArgs("r_call_1_0", `{"task":"x"}`)
-	a.ScopeRequest(api.ScopeRequest{ToolID: "r_call_1_0", ToolName: "run_cursor_agent", ApprovalID: "scope:r_call_1_0",
+	a.callArgs("r_call_1_0", `{"task":"x"}`)
+	a.scopeRequest(api.ScopeRequest{ToolID: "r_call_1_0", ToolName: "run_cursor_agent", ApprovalID: "scope:r_call_1_0",
 		Provisioned: []string{"input"}, Scopes: []string{"characters", "glossary"}, TimeoutMs: 50})
-	a.Submit("scope:r_call_1_0", json.RawMessage(`{"decision":"narrow","scopes":["glossary"]}`))
-	a.ScopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", ApprovalID: "scope:r_call_1_0", Decision: api.DecisionNarrow,
+	a.submit("scope:r_call_1_0", json.RawMessage(`{"decision":"narrow","scopes":["glossary"]}`))
+	a.scopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", ApprovalID: "scope:r_call_1_0", Decision: api.DecisionNarrow,
 		Scopes: []string{"input", "glossary"}, By: "user"})
-	a.ScopeRequest(api.ScopeRequest{ToolID: "r_call_1_0/1_0", ToolName: "note", ApprovalID: "scope:r_call_1_0/1_0",
+	a.scopeRequest(api.ScopeRequest{ToolID: "r_call_1_0/1_0", ToolName: "note", ApprovalID: "scope:r_call_1_0/1_0",
 		ParentToolID: "r_call_1_0"})
-	a.AdvisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "child", ParentToolID: "r_call_1_0"})
-	a.ToolResult("r_call_1_0", `{"answer":"ok"}`)
-	a.ScopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", Decision: api.DecisionApprove}) // after the result: dropped
-	a.ScopeRequest(api.ScopeRequest{ToolID: "unknown"})                                     // unknown call: dropped
-	a.TurnEnd()
-	a.Content(`{"answer":"ok"}`)
-	a.TurnEnd()
+	a.advisorSnapshot(api.AdvisorSnapshot{Turn: 1, AdvisorID: "child", ParentToolID: "r_call_1_0"})
+	a.result("r_call_1_0", `{"answer":"ok"}`)
+	a.scopeDecision(api.ScopeDecision{ToolID: "r_call_1_0", Decision: api.DecisionApprove}) // after the result: dropped
+	a.scopeRequest(api.ScopeRequest{ToolID: "unknown"})                                     // unknown call: dropped
+	a.turnEnd()
+	a.content(`{"answer":"ok"}`)
+	a.turnEnd()
 	a.CompleteLedger(api.FinishMaxTurns, &api.Ledger{Cap: "maxTurns", Turns: 3, PendingCalls: []api.PendingCall{}, LastErrors: []string{}})
 	want := []string{
 		"reasoning.start",
@@ -203,7 +203,7 @@ func TestEmitterProtocolEvents(t *testing.T) {
 	}
 	// Nothing after the terminal event.
 	n := len(got)
-	a.AdvisorSnapshot(api.AdvisorSnapshot{AdvisorID: "late"})
+	a.advisorSnapshot(api.AdvisorSnapshot{AdvisorID: "late"})
 	a.CompleteLedger(api.FinishStop, nil)
 	if len(got) != n {
 		t.Errorf("events after the terminal one: %v", wire(t, got[n:]))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store/memory"
 )
 
@@ -39,9 +40,11 @@ func guardServer(t *testing.T, g Guard) (*httptest.Server, *RunManager) {
 // blockingEngine runs until the run is canceled.
 type blockingEngine struct{}
 
-func (blockingEngine) Execute(ctx context.Context, _ engine.Spec, _ engine.Emitter) error {
-	<-ctx.Done()
-	return ctx.Err()
+func (blockingEngine) Run(ctx context.Context, _ agent.Spec) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		<-ctx.Done()
+		yield(agent.Event{}, ctx.Err())
+	}
 }
 
 func (blockingEngine) Submit(string, string, json.RawMessage) bool { return false }

@@ -9,15 +9,17 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/server/auth"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/memory"
 )
 
 // chFrameRE is one event frame of § 3.1, byte for byte.
@@ -25,7 +27,7 @@ var chFrameRE = regexp.MustCompile(`^id:(\d+)\nevent:message\ndata:\{"seq":(\d+)
 
 // Rows 16, 17, 18.
 func TestQueryHeadersAndFraming(t *testing.T) {
-	e := newChEnv(t, func(ctx context.Context, f *chEngine, spec engine.Spec, em engine.Emitter) error {
+	e := newChEnv(t, func(ctx context.Context, f *chEngine, spec agent.Spec, em *chEmitter) error {
 		em.PlanUpdate("plan_"+spec.RunID, []api.PlanTask{{TaskID: "0a1b2c3d", Description: "Greet", Status: "init"}})
 		return chAnswer("Hi", " there")(ctx, f, spec, em)
 	}, nil)
@@ -136,8 +138,8 @@ func TestQueryBootstrapAndEcho(t *testing.T) {
 	require.NotContains(t, spec.Params, "__secret")
 	require.JSONEq(t, `{"a":[1,2]}`, string(spec.Params["keep"]))
 	require.True(t, spec.ContinuePlan)
-	require.Empty(t, spec.DocumentID)
-	require.Empty(t, spec.Subject)
+	require.Empty(t, e.eng.lastDoc(t))
+	require.Empty(t, e.eng.lastSubject(t))
 
 	run, err := e.st.GetRun(context.Background(), runID)
 	require.NoError(t, err)
@@ -237,22 +239,22 @@ func TestQueryDocumentBinding(t *testing.T) {
 		return chatID
 	}
 	chatID := run(`{"message":"hi","params":{"documentId":"` + strings.ToUpper(docA) + `"}}`)
-	require.Equal(t, docA, e.eng.lastSpec(t).DocumentID)
+	require.Equal(t, docA, e.eng.lastDoc(t))
 	chat, err := e.st.GetChat(context.Background(), chatID)
 	require.NoError(t, err)
 	require.Equal(t, docA, chat.DocumentID)
 
 	run(`{"message":"hi","chatId":"` + chatID + `"}`)
-	require.Equal(t, docA, e.eng.lastSpec(t).DocumentID, "the bound document")
+	require.Equal(t, docA, e.eng.lastDoc(t), "the bound document")
 	run(`{"message":"hi","chatId":"` + chatID + `","references":[{"type":"document","id":"` + docB + `"}]}`)
-	require.Equal(t, docB, e.eng.lastSpec(t).DocumentID, "a reference selects too")
+	require.Equal(t, docB, e.eng.lastDoc(t), "a reference selects too")
 	run(`{"message":"hi","chatId":"` + chatID + `","params":{"documentId":"` + docB + `"},"references":[{"type":"Document","id":" ` + docB + `"}]}`)
-	require.Equal(t, docB, e.eng.lastSpec(t).DocumentID, "agreeing selections")
+	require.Equal(t, docB, e.eng.lastDoc(t), "agreeing selections")
 	chat, err = e.st.GetChat(context.Background(), chatID)
 	require.NoError(t, err)
 	require.Equal(t, docB, chat.DocumentID, "the latest selection is bound")
 	run(`{"message":"hi"}`)
-	require.Empty(t, e.eng.lastSpec(t).DocumentID, "a new chat has none")
+	require.Empty(t, e.eng.lastDoc(t), "a new chat has none")
 }
 
 // Row 22.
@@ -276,7 +278,7 @@ func TestQueryChatImageTokenAndDone(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, start.ChatID, tok.ChatID)
 	require.Equal(t, "alice", tok.Subject)
-	require.Equal(t, "alice", e.eng.lastSpec(t).Subject)
+	require.Equal(t, "alice", e.eng.lastSubject(t))
 	for _, f := range frames {
 		require.NotEqual(t, "[DONE]", f.data, "no [DONE] by default")
 	}
@@ -365,7 +367,19 @@ func TestQueryBusyChat(t *testing.T) {
 func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	e := newChEnv(t, chStall(release), nil)
+	streams := make(chan struct{}, 8) // an SSE handler returned: its subscription is closed
+	wrap := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r)
+			if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+				select {
+				case streams <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+	e := newChEnv(t, chStall(release), wrap)
 	first := e.query(`{"message":"hi"}`)
 	live := first.until(api.TypeContentDelta)
 	var chatID string
@@ -378,7 +392,9 @@ func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	e.fail(http.MethodPost, "/api/ap/query", `{"message":"again","chatId":"`+chatID+`"}`, 400, "Chat has an active run: "+runID)
 
 	follower.close() // now nobody follows the run
-	waitClients(t, e.runs, runID, 0)
+	<-streams        // the first client's /query
+	<-streams        // the follower's /run/stream
+	requireClients(t, e.runs, runID, 0)
 	second := e.query(`{"message":"again","chatId":"` + chatID + `"}`)
 	evs := second.until(api.TypeRunStart)
 	require.NotEqual(t, runID, chRunID(t, evs), "a new run")
@@ -394,20 +410,14 @@ func TestQuerySupersedesAnUnfollowedRun(t *testing.T) {
 	require.Equal(t, api.CodeRunAborted, run.ErrorCode)
 }
 
-// waitClients waits until run runID has n clients (or has ended).
-func waitClients(t *testing.T, m *RunManager, runID string, n int) {
+// requireClients checks that run runID has n clients (or has ended).
+func requireClients(t *testing.T, m *RunManager, runID string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		m.mu.Lock()
-		r := m.runs[runID]
-		m.mu.Unlock()
-		if r == nil || r.Clients() == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %s keeps %d clients", runID, r.Clients())
-		}
-		time.Sleep(time.Millisecond)
+	m.mu.Lock()
+	r := m.runs[runID]
+	m.mu.Unlock()
+	if r != nil {
+		require.Equal(t, n, r.Clients(), "clients of run %s", runID)
 	}
 }
 
@@ -486,4 +496,48 @@ func TestQueryAgentKeyAndInternalAgents(t *testing.T) {
 	e.waitIdle()
 	evs = e.query(`{"message":"hi"}`).until(api.TypeRunComplete)
 	require.Equal(t, "alpha", agentKey(evs))
+}
+
+// countingStore counts the store's lookups of a chat and of its runs.
+type countingStore struct {
+	store.Store
+	mu               sync.Mutex
+	getChat, listRun int
+}
+
+func (c *countingStore) GetChat(ctx context.Context, id string) (store.Chat, error) {
+	c.mu.Lock()
+	c.getChat++
+	c.mu.Unlock()
+	return c.Store.GetChat(ctx, id)
+}
+
+func (c *countingStore) ListRuns(ctx context.Context, chatID string) ([]store.Run, error) {
+	c.mu.Lock()
+	c.listRun++
+	c.mu.Unlock()
+	return c.Store.ListRuns(ctx, chatID)
+}
+
+func (c *countingStore) counts() (int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.getChat, c.listRun
+}
+
+// The chat service looks an existing chat up once: its runs are listed
+// (for chat.start) only while none of them has ended.
+func TestQueryLooksTheChatUpOnce(t *testing.T) {
+	st := &countingStore{Store: memory.New()}
+	e := newChEnvOn(t, st, chAnswer("ok"), nil)
+	evs := e.query(`{"message":"first"}`).until(api.TypeRunComplete)
+	var chatID string
+	evs[0].field(t, "chatId", &chatID)
+	e.waitIdle()
+	g0, l0 := st.counts()
+	evs = e.query(`{"message":"second","chatId":"` + chatID + `"}`).until(api.TypeRunComplete)
+	require.Equal(t, []string{"request.query", "run.start"}, chTypes(evs[:2]))
+	g1, l1 := st.counts()
+	require.Equal(t, 1, g1-g0, "one lookup of the chat")
+	require.Equal(t, 0, l1-l0, "its runs are not listed once one has ended")
 }

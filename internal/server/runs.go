@@ -347,6 +347,7 @@ func (r *Run) emit(e api.Event) {
 		e.Payload = api.RunError{RunID: r.id, Error: *info}
 	}
 	entry := logEntry{ev: e, body: marshalEvent(e)}
+	entry.ev.Encoded = entry.body // sent to every client as stored
 	r.mu.Lock()
 	if r.terminal != nil || r.lost {
 		r.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/aitexteditor/aite/internal/agent"
+	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 	"github.com/aitexteditor/aite/internal/store"
@@ -75,7 +76,7 @@ func (s *stepper) execute(ctx context.Context, a *Assembler) error {
 			if !ok {
 				return nil
 			}
-			a.Agent(e)
+			a.Event(e)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -344,17 +345,13 @@ func TestRunSurvivesRequestContext(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		mkChat(t, st, "c1")
 		m := NewRunManager(st, RunOptions{})
-		cfg := agent.Config{Provider: llmtest.NewScripted(llmtest.Chunks("Hello ", "there.")), Model: "m", NewID: AgentIDs("r1")}
+		runner := &agent.Runner{Models: scriptedModels{llmtest.NewScripted(llmtest.Chunks("Hello ", "there."))}, Memory: st}
+		ag := agentdef.AgentDef{Key: "writer", Mode: agentdef.ModeOneshot,
+			Plain: &agentdef.Stage{ModelConfig: agentdef.ModelConfig{ModelKey: "m"}}}
 		started := make(chan struct{})
 		exec := func(ctx context.Context, a *Assembler) error {
 			<-started // the request context is already canceled
-			for e := range cfg.Run(ctx, nil, "hi") {
-				a.Agent(e)
-				if a.Ended() {
-					break
-				}
-			}
-			return nil
+			return a.Run(runner.Run(ctx, agent.Spec{RunID: "r1", ChatID: "c1", Agent: ag, Defs: &agentdef.Snapshot{}, Message: "hi"}))
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		r, err := m.Start(ctx, spec("r1", "c1", exec))
@@ -628,10 +625,10 @@ func TestRunSlowSubscriberCatchesUp(t *testing.T) {
 		release := make(chan struct{})
 		r, err := m.Start(context.Background(), spec("r1", "c1", func(ctx context.Context, a *Assembler) error {
 			for range deltas {
-				a.Content("x")
+				a.content("x")
 			}
 			<-release
-			a.Content("live")
+			a.content("live")
 			return nil
 		}))
 		if err != nil {
@@ -708,7 +705,7 @@ func TestSubscribeAfterAheadOfTheRun(t *testing.T) {
 		Execute: func(ctx context.Context, a *Assembler) error {
 			<-release
 			for _, d := range []string{"a", "b", "c"} {
-				a.Content(d)
+				a.content(d)
 			}
 			return nil
 		}})

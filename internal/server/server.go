@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"iter"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/cursoragent"
 	"github.com/aitexteditor/aite/internal/server/auth"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/tool"
 )
@@ -32,7 +33,15 @@ type Options struct {
 	// Defs returns the current definitions snapshot (agentdef.Watcher.Current).
 	Defs   func() *agentdef.Snapshot
 	Engine Executor
-	Runs   *RunManager
+	// Waits holds the questions runs put to people (the Engine's Waiter);
+	// /submit answers them. Nil: a fresh one.
+	Waits *agent.Waits
+	// Tools gives a run its tools (Spec.Tools, Activities, Context) for
+	// its document docID ("" for none); it runs on the run's goroutine
+	// before the run starts, and an error ends the run (internal_error).
+	// Nil: no tools.
+	Tools func(ctx context.Context, spec *agent.Spec, docID string) error
+	Runs  *RunManager
 	// Documents holds the documents the book tools edit (required for the
 	// document endpoints and the book editor agent).
 	Documents *Documents
@@ -79,12 +88,10 @@ type Options struct {
 	Clock  func() time.Time
 }
 
-// Executor runs agents (*engine.Engine; tests may fake it).
+// Executor runs agents (*agent.Engine; tests may fake it).
 type Executor interface {
-	// Execute runs spec to its end, streaming through em.
-	Execute(ctx context.Context, spec engine.Spec, em engine.Emitter) error
-	// Submit releases the frontend wait runID#toolID; false when none is pending.
-	Submit(runID, toolID string, payload json.RawMessage) bool
+	// Run runs spec to its end and streams its events.
+	Run(ctx context.Context, spec agent.Spec) iter.Seq2[agent.Event, error]
 }
 
 // Server is the /api/ap HTTP server of PLATFORM_API.md.
@@ -114,6 +121,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
+	}
+	if opts.Waits == nil {
+		opts.Waits = &agent.Waits{}
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), policies: map[string]Policy{}, runID: NewRunIDs(opts.Clock)}
 	if opts.Runs != nil {

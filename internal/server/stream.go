@@ -70,8 +70,10 @@ func lastEventID(r *http.Request) (int64, error) {
 }
 
 // handleSubmit serves POST /submit {runId, toolId, params} (§ 4.1): it
-// releases the frontend wait runId#toolId. params may be any JSON value
-// except null.
+// answers the pending question runId#toolId: a frontend call (params may be
+// any JSON value except null), a scope approval "scope:<toolId>"
+// (AGENT_PROTOCOL § 5.4) or an edit approval "calls:<toolId>"; a decision
+// that does not parse is 400 and the question stays pending.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		RunID  string          `json:"runId"`
@@ -123,38 +125,27 @@ type submitAnswer struct {
 	taken  bool
 }
 
-// answerSubmit answers a submit from the waits of this node: a scope
-// decision, an edit decision or a frontend tool's params.
+// answerSubmit answers a submit from the questions this node's runs wait
+// on (a frontend tool's params, a scope decision, an edit decision).
 func (s *Server) answerSubmit(runID, toolID string, params json.RawMessage) submitAnswer {
-	if strings.HasPrefix(toolID, api.ScopeApprovalPrefix) {
-		if sc, ok := s.opts.Engine.(ScopeSubmitter); ok {
-			matched, err := sc.SubmitScope(runID, toolID, params)
-			return decision(runID, toolID, matched, err, "Invalid scope decision: ", "Scope decision accepted")
-		}
+	q, ok := s.opts.Waits.Pending(runID, toolID)
+	if !ok {
+		return okAnswer(unmatched(runID, toolID), false)
 	}
-	if strings.HasPrefix(toolID, api.CallApprovalPrefix) {
-		if cs, ok := s.opts.Engine.(CallsSubmitter); ok {
-			matched, err := cs.SubmitCalls(runID, toolID, params)
-			return decision(runID, toolID, matched, err, "Invalid edit decision: ", "Edit decision accepted")
-		}
+	a, err := answerOf(q, params)
+	if re, bad := errors.AsType[*reqError](err); bad {
+		return submitAnswer{status: re.status, taken: true,
+			env: api.Envelope{Code: re.status, Msg: re.msg, Data: struct{}{}}}
 	}
-	matched := s.opts.Engine.Submit(runID, toolID, params)
-	return decision(runID, toolID, matched, nil, "", "Frontend submit accepted")
+	if err != nil || !s.opts.Waits.Answer(runID, toolID, a) {
+		return okAnswer(unmatched(runID, toolID), false)
+	}
+	return okAnswer(accepted(q, runID, toolID), true)
 }
 
-// decision is the answer of a submit: 400 "<invalid><err>" for a decision
-// the wait refused, else 200 accepted or unmatched with the detail text.
-func decision(runID, toolID string, matched bool, err error, invalid, accepted string) submitAnswer {
-	if err != nil {
-		return submitAnswer{status: http.StatusBadRequest, taken: true,
-			env: api.Envelope{Code: http.StatusBadRequest, Msg: invalid + err.Error(), Data: struct{}{}}}
-	}
-	if !matched {
-		return submitAnswer{status: http.StatusOK, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: unmatched(runID, toolID)}}
-	}
-	resp := SubmitResponse{Accepted: true, Status: SubmitAccepted, RunID: runID, ToolID: toolID,
-		Detail: accepted + " for runId=" + runID + ", toolId=" + toolID}
-	return submitAnswer{status: http.StatusOK, taken: true, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
+// okAnswer is a 200 answer to a submit.
+func okAnswer(resp SubmitResponse, taken bool) submitAnswer {
+	return submitAnswer{status: http.StatusOK, taken: taken, env: api.Envelope{Code: 0, Msg: api.MsgSuccess, Data: resp}}
 }
 
 // unmatched is the answer to a submit that matches no pending wait, worded
@@ -169,22 +160,4 @@ func unmatched(runID, toolID string) SubmitResponse {
 	}
 	return SubmitResponse{Accepted: false, Status: SubmitUnmatched, RunID: runID, ToolID: toolID,
 		Detail: "No pending " + what + " found for runId=" + runID + ", toolId=" + toolID}
-}
-
-// ScopeSubmitter is implemented by executors that run protocol agents
-// (*engine.Engine): it answers a scope approval "scope:<toolId>"
-// (AGENT_PROTOCOL § 5.4). matched is false when no such approval is
-// pending; an error means params are not a valid decision for it (the
-// approval stays pending).
-type ScopeSubmitter interface {
-	SubmitScope(runID, toolID string, params json.RawMessage) (matched bool, err error)
-}
-
-// CallsSubmitter is implemented by executors that run protocol agents
-// (*engine.Engine): it answers an edit approval "calls:<toolId>" (the
-// approvalId of approval.request). matched is false when no such approval
-// is pending; an error means params are not a valid decision for it (the
-// approval stays pending).
-type CallsSubmitter interface {
-	SubmitCalls(runID, toolID string, params json.RawMessage) (matched bool, err error)
 }

@@ -24,3 +24,21 @@ func Report(ctx context.Context, p Progress) {
 		f(p)
 	}
 }
+
+type editsKey struct{}
+
+// WithEdits returns a context whose calls report the edits they apply to
+// f. Tools return their edits in Result.Edits; a call that cannot (a
+// protocol activity returns a value, not a Result) reports each applied
+// edit with ReportEdit before it returns, and the run streams it as
+// document.edit.
+func WithEdits(ctx context.Context, f func(Edit)) context.Context {
+	return context.WithValue(ctx, editsKey{}, f)
+}
+
+// ReportEdit hands an applied edit to the context's edit reporter, if any.
+func ReportEdit(ctx context.Context, e Edit) {
+	if f, ok := ctx.Value(editsKey{}).(func(Edit)); ok && f != nil {
+		f(e)
+	}
+}

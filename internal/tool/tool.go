@@ -2,12 +2,26 @@
 // description (an embedded .md reviewed like code), a JSON Schema for its
 // parameters and a handler.
 //
-// The rule: tool failures are results; Go errors abort. A handler reports a
-// failure the model can act on — a bad pointer, a refused edit, an unknown
-// cursor, invalid arguments — by returning a Result with IsError set and a
-// text that says what went wrong and what to do instead. It returns a Go
-// error only when infrastructure broke (the context was canceled, storage
-// failed); that ends the run.
+// The rule, one for every way an agent runs (the CLI and the server, the
+// platform modes and the solution protocol; internal/agent applies it):
+//
+//   - Tool failures are results. A handler reports a failure the model can
+//     act on — a bad pointer, a refused edit, an unknown cursor, invalid
+//     arguments — by returning a Result with IsError set, a Code and a text
+//     that says what went wrong and what to do instead. The model reads it.
+//     Code tool_failed (or none) is retried up to budget.tool.retryCount
+//     times; the other codes never are.
+//   - A Go error means infrastructure broke (storage failed, a connection
+//     dropped, a bug: a panic counts as a Go error). The call is aborted and
+//     retried like a timeout, up to budget.tool.retryCount times, since
+//     infrastructure may come back; then the call fails — tool_failed with
+//     the error's text in the platform modes, activity_failed in a protocol
+//     run — and the run goes on (PLATFORM_API § 7.1: tool failures never
+//     end a run). Only the run's own context (canceled, its deadline) ends
+//     the run.
+//   - A call that applied edits returns them in Result.Edits; code that
+//     cannot return a Result (a protocol activity) reports each with
+//     ReportEdit before it returns.
 package tool
 
 import (
@@ -248,8 +262,17 @@ func (r *Registry) LLMTools() []llm.Tool {
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. The tools are: %s. Call one of them by its exact name.",
-			name, strings.Join(r.Names(), ", ")), nil
+		return NotEnabled(name, r.Names()), nil
 	}
 	return t.Call(ctx, args)
+}
+
+// NotEnabled is the result of a call to a tool the agent does not offer
+// (now): tool_not_enabled, naming the tools it may call instead.
+func NotEnabled(name string, offered []string) Result {
+	if len(offered) == 0 {
+		return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. No tools are offered now: answer in text.", name)
+	}
+	return Errorf("tool_not_enabled", "Tool is not enabled for this agent: %s. The tools are: %s. Call one of them by its exact name.",
+		name, strings.Join(offered, ", "))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -85,13 +86,18 @@ func (c *rtConfirmer) requests() []CallConfirmation {
 }
 
 // rtEditAgent sets up the scenario: the propose activity lands the
-// proposals one after the other (t3 first, t1 last) so that the replace
-// calls become ready at different times; edit may change the agent.
+// proposals one after the other (t3 first, t1 last: each waits until the
+// one before it returned) so that the replace calls become ready at
+// different times; edit may change the agent.
 func rtEditAgent(t *testing.T, h *rtHarness, edit func(*Agent)) (*Agent, *rtPreviewer) {
 	t.Helper()
-	delay := map[string]time.Duration{"t1": 60 * time.Millisecond, "t2": 30 * time.Millisecond, "t3": 0}
+	landed := map[string]chan struct{}{"t1": make(chan struct{}), "t2": make(chan struct{}), "t3": make(chan struct{})}
+	after := map[string]string{"t1": "t2", "t2": "t3"}
 	h.activity("propose", func(call *Call, scoped Scoped) (Result, error) {
-		time.Sleep(delay[call.Instance])
+		if prev, ok := after[call.Instance]; ok {
+			<-landed[prev]
+		}
+		defer close(landed[call.Instance])
 		return Result{Value: map[string]any{"newMarkdown": "NEW " + call.Instance}}, nil
 	})
 	h.activity("replace", func(call *Call, _ Scoped) (Result, error) {
@@ -419,39 +425,42 @@ func TestConfirmToolsNormalize(t *testing.T) {
 // Approved calls run under maxParallel like the others, and the calls held
 // and released are counted as dispatched tool calls only once they run.
 func TestConfirmReleaseHonoursMaxParallel(t *testing.T) {
-	h := newHarness(t)
-	var mu sync.Mutex
-	running, peak := 0, 0
-	h.activity("logEvent", func(*Call, Scoped) (Result, error) {
-		mu.Lock()
-		running++
-		peak = max(peak, running)
-		mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-		mu.Lock()
-		running--
-		mu.Unlock()
-		return Result{}, nil
-	})
-	a := h.agent("logger", "", []ToolDecl{rtTool(t, "logEvent", "backend", `{"type":"object","properties":{"eventName":{"type":"string"}}}`)},
-		func(a *Agent) {
-			a.ConfirmTools = []string{"logEvent"}
-			a.Limits.MaxParallel = 1
+	// In a bubble: the calls run 10 ms of virtual time each.
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		var mu sync.Mutex
+		running, peak := 0, 0
+		h.activity("logEvent", func(*Call, Scoped) (Result, error) {
+			mu.Lock()
+			running++
+			peak = max(peak, running)
+			mu.Unlock()
+			time.Sleep(10 * time.Millisecond)
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return Result{}, nil
 		})
-	h.script("logger", `{"calls":[{"_tool":"logEvent","eventName":"a"},{"_tool":"logEvent","eventName":"b"},{"_tool":"logEvent","eventName":"c"}],"output":null}`, rtDone)
-	conf := &rtConfirmer{fn: func(context.Context, CallConfirmation) (ConfirmDecision, error) {
-		return ConfirmDecision{Verdict: VerdictApprove}, nil
-	}}
-	h.rt.Confirmer = conf
-	var turns []TurnSummary
-	h.rt.Hooks.OnTurn = append(h.rt.Hooks.OnTurn, func(s TurnSummary) { turns = append(turns, s) })
+		a := h.agent("logger", "", []ToolDecl{rtTool(t, "logEvent", "backend", `{"type":"object","properties":{"eventName":{"type":"string"}}}`)},
+			func(a *Agent) {
+				a.ConfirmTools = []string{"logEvent"}
+				a.Limits.MaxParallel = 1
+			})
+		h.script("logger", `{"calls":[{"_tool":"logEvent","eventName":"a"},{"_tool":"logEvent","eventName":"b"},{"_tool":"logEvent","eventName":"c"}],"output":null}`, rtDone)
+		conf := &rtConfirmer{fn: func(context.Context, CallConfirmation) (ConfirmDecision, error) {
+			return ConfirmDecision{Verdict: VerdictApprove}, nil
+		}}
+		h.rt.Confirmer = conf
+		var turns []TurnSummary
+		h.rt.Hooks.OnTurn = append(h.rt.Hooks.OnTurn, func(s TurnSummary) { turns = append(turns, s) })
 
-	res := h.mustRun(a, nil, RunOptions{})
+		res := h.mustRun(a, nil, RunOptions{})
 
-	require.Equal(t, FinishStop, res.FinishReason)
-	require.Len(t, conf.requests(), 1)
-	require.Len(t, conf.requests()[0].Calls, 3)
-	require.Len(t, h.dispatched(), 3)
-	require.Equal(t, 1, peak, "maxParallel 1")
-	require.Len(t, turns[0].Dispatched, 3)
+		require.Equal(t, FinishStop, res.FinishReason)
+		require.Len(t, conf.requests(), 1)
+		require.Len(t, conf.requests()[0].Calls, 3)
+		require.Len(t, h.dispatched(), 3)
+		require.Equal(t, 1, peak, "maxParallel 1")
+		require.Len(t, turns[0].Dispatched, 3)
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -213,19 +214,23 @@ func TestRunModelCallBudget(t *testing.T) {
 
 func TestRunDeadline(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	h := newHarness(t)
-	h.activity("noop", func(call *Call, _ Scoped) (Result, error) {
-		time.Sleep(100 * time.Millisecond)
-		return Result{}, nil
+	// In a bubble: the slow activity's 100 ms and the 30 ms deadline are the
+	// bubble's virtual time.
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		h.activity("noop", func(call *Call, _ Scoped) (Result, error) {
+			time.Sleep(100 * time.Millisecond)
+			return Result{}, nil
+		})
+		a := rtNoopAgent(t, h, "dl", func(a *Agent) { a.Limits.RunTimeout = 30 * time.Millisecond })
+		h.script("dl", rtNoop, rtDone)
+
+		res := h.mustRun(a, nil, RunOptions{})
+
+		require.Equal(t, FinishBudget, res.FinishReason)
+		require.Equal(t, "deadline", res.Ledger.Cap)
+		require.Len(t, h.requests("dl"), 1)
 	})
-	a := rtNoopAgent(t, h, "dl", func(a *Agent) { a.Limits.RunTimeout = 30 * time.Millisecond })
-	h.script("dl", rtNoop, rtDone)
-
-	res := h.mustRun(a, nil, RunOptions{})
-
-	require.Equal(t, FinishBudget, res.FinishReason)
-	require.Equal(t, "deadline", res.Ledger.Cap)
-	require.Len(t, h.requests("dl"), 1)
 }
 
 func TestRunActivityFailures(t *testing.T) {
@@ -433,28 +438,31 @@ func TestRunAnonymousDelegate(t *testing.T) {
 }
 
 func TestRunMaxParallel(t *testing.T) {
-	h := newHarness(t)
-	var running, peak atomic.Int32
-	h.activity("noop", func(*Call, Scoped) (Result, error) {
-		n := running.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	// In a bubble: the activities overlap for 10 ms of virtual time.
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		var running, peak atomic.Int32
+		h.activity("noop", func(*Call, Scoped) (Result, error) {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
 			}
-		}
-		time.Sleep(10 * time.Millisecond)
-		running.Add(-1)
-		return Result{}, nil
+			time.Sleep(10 * time.Millisecond)
+			running.Add(-1)
+			return Result{}, nil
+		})
+		a := rtNoopAgent(t, h, "mp", func(a *Agent) { a.Limits.MaxParallel = 2 })
+		h.script("mp", `{"calls":[{"_tool":"noop","n":1},{"_tool":"noop","n":2},{"_tool":"noop","n":3},{"_tool":"noop","n":4}],"output":null}`, rtDone)
+
+		res := h.mustRun(a, nil, RunOptions{})
+
+		require.Equal(t, FinishStop, res.FinishReason)
+		require.Len(t, h.dispatched(), 4)
+		require.EqualValues(t, 2, peak.Load())
 	})
-	a := rtNoopAgent(t, h, "mp", func(a *Agent) { a.Limits.MaxParallel = 2 })
-	h.script("mp", `{"calls":[{"_tool":"noop","n":1},{"_tool":"noop","n":2},{"_tool":"noop","n":3},{"_tool":"noop","n":4}],"output":null}`, rtDone)
-
-	res := h.mustRun(a, nil, RunOptions{})
-
-	require.Equal(t, FinishStop, res.FinishReason)
-	require.Len(t, h.dispatched(), 4)
-	require.EqualValues(t, 2, peak.Load())
 }
 
 func TestRunActivityMessagesCreateInstances(t *testing.T) {

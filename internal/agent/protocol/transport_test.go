@@ -91,7 +91,7 @@ func TestExtractRespondTool(t *testing.T) {
 	require.Contains(t, warnings[0].Message, "2 extra")
 
 	_, _, err = Extract(co, llm.Message{Content: a1Solution})
-	require.ErrorContains(t, err, "no respond call")
+	require.ErrorContains(t, err, `the reply has no call of the tool "respond"`)
 	_, _, err = Extract(co, llm.Message{ToolCalls: []llm.ToolCall{{Name: "delay", Arguments: `{}`}}})
 	require.ErrorContains(t, err, "it called delay")
 	_, _, err = Extract(co, llm.Message{ToolCalls: []llm.ToolCall{{Name: "respond", Arguments: "  "}}})

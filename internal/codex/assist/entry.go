@@ -122,7 +122,7 @@ func (b *Builder) ask(ctx context.Context, c *codex.Codex, e *codex.Entry, ev []
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
 		req := &llm.Request{Model: b.Agent.Model, Messages: msgs}
-		raw, resp, err := llm.Structured(ctx, b.Agent.Provider, req, answerSchema, "codex_entry", b.Agent.JSONSchema)
+		raw, resp, err := llm.Structured(ctx, b.Agent.Provider, req, answerStructure(b.Agent.JSONSchema))
 		rep.Calls++
 		rep.Usage.InputTokens += orEstimate(resp.Usage.InputTokens, msgs)
 		rep.Usage.OutputTokens += max(resp.Usage.OutputTokens, llm.EstimateTokens(string(raw)))
@@ -302,4 +302,15 @@ func samePointer(p string, x cursoragent.Evidence) bool {
 	}
 	id, _, _ := strings.Cut(p, ":")
 	return id == fmt.Sprint(x.Pointer.ID)
+}
+
+// answerStructure is the structured reply an entry is asked for: native
+// structured output when the model has it, else one forced tool call;
+// validated against answerSchema either way.
+func answerStructure(jsonSchema bool) llm.Structure {
+	s := llm.Structure{Name: "codex_entry", Schema: answerSchema, Via: llm.ViaTool, Validate: true}
+	if jsonSchema {
+		s.Via = llm.ViaJSONSchema
+	}
+	return s
 }

@@ -17,8 +17,8 @@
 // Anthropic has no JSON-Schema response mode in this adapter: a request with
 // ResponseFormat json_schema is sent as one forced tool named after the
 // format, and the reply stays a tool call. SupportsJSONSchema therefore
-// reports false, so llm.Structured takes its forced-tool path
-// (useJSONSchema=false) with this provider. Credentials are never logged.
+// reports false, so structured output takes its forced-tool path
+// (llm.ViaTool) with this provider. Credentials are never logged.
 package anthropic
 
 import (
@@ -153,7 +153,7 @@ func endpointBase(base string) string {
 }
 
 // SupportsJSONSchema reports false: JSON Schema output is emulated with a
-// forced tool call, so callers use llm.Structured with useJSONSchema=false.
+// forced tool call, so callers ask for structured output with llm.ViaTool.
 func (p *Provider) SupportsJSONSchema(string) bool { return false }
 
 // Stream sends req and streams the reply. See the package doc for the event

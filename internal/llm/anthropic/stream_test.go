@@ -212,7 +212,8 @@ func TestStructuredThroughForcedTool(t *testing.T) {
 		msgDelta("tool_use", 8), msgStop(),
 	}})
 	schema := json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"year":{"type":"integer"}},"required":["title","year"]}`)
-	raw, _, err := llm.Structured(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest(), schema, "answer", false)
+	raw, _, err := llm.Structured(context.Background(), newTestProvider(srv, &llmtest.Sleeps{}), simpleRequest(),
+		llm.Structure{Name: "answer", Schema: schema, Via: llm.ViaTool, Validate: true})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"title":"Dune","year":1965}`, string(raw))
 	require.JSONEq(t, `{"type":"tool","name":"answer","disable_parallel_tool_use":true}`,

@@ -62,7 +62,12 @@ func (r *Registry) probe(ctx context.Context, p *provider) *llm.Error {
 	for k, v := range p.cfg.Headers {
 		req.Header.Set(k, v)
 	}
-	if p.apiKey != "" {
+	switch {
+	case p.apiKey == "":
+	case p.cfg.Protocol == ProtocolAnthropic:
+		req.Header.Set("x-api-key", p.apiKey)
+		req.Header.Set("anthropic-version", "2023-06-01")
+	default:
 		req.Header.Set("Authorization", "Bearer "+p.apiKey)
 	}
 	res, err := r.httpClient.Do(req)

@@ -16,9 +16,18 @@ import (
 
 // Protocols of a provider or model.
 const (
-	ProtocolOpenAI = "OPENAI"                   // POST <baseUrl>[/v1]/chat/completions (the default)
-	ProtocolNewAPI = "NEWAPI_OPENAI_COMPATIBLE" // POST <origin of baseUrl><newApiPath>
+	ProtocolOpenAI    = "OPENAI"                   // POST <baseUrl>[/v1]/chat/completions (the default)
+	ProtocolNewAPI    = "NEWAPI_OPENAI_COMPATIBLE" // POST <origin of baseUrl><newApiPath>
+	ProtocolAnthropic = "ANTHROPIC"                // POST <baseUrl>[/v1]/messages: Anthropic's Messages API
 )
+
+// knownProtocol reports whether p is one of the protocols.
+func knownProtocol(p string) bool {
+	return p == ProtocolOpenAI || p == ProtocolNewAPI || p == ProtocolAnthropic
+}
+
+// protocolList names the protocols for error messages.
+const protocolList = ProtocolOpenAI + ", " + ProtocolNewAPI + " or " + ProtocolAnthropic
 
 // Config is the model part of the config file.
 type Config struct {
@@ -36,7 +45,7 @@ type ProviderConfig struct {
 	APIKey        string            `json:"apiKey,omitempty"`    // a literal key; discouraged, prefer APIKeyEnv
 	APIKeyEnv     string            `json:"apiKeyEnv,omitempty"` // the environment variable holding the key
 	Headers       map[string]string `json:"headers,omitempty"`   // sent with every request
-	Protocol      string            `json:"protocol,omitempty"`  // ProtocolOpenAI (default) or ProtocolNewAPI
+	Protocol      string            `json:"protocol,omitempty"`  // ProtocolOpenAI (default), ProtocolNewAPI or ProtocolAnthropic
 	NewAPIPath    string            `json:"newApiPath,omitempty"`
 	ThinkingParam string            `json:"thinkingParam,omitempty"` // e.g. "enable_thinking"
 	// ReasoningStyle is "reasoning" (reasoning:{effort}, the default) or

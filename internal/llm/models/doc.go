@@ -30,8 +30,12 @@
 //
 // # Providers
 //
-// Built-in presets exist for openai, ollama, openrouter, deepseek, vllm,
-// lmstudio and llamacpp (see [Presets]). A provider of the config file with a
+// Built-in presets exist for openai, anthropic, ollama, openrouter,
+// deepseek, vllm, lmstudio and llamacpp (see [Presets]). anthropic speaks
+// Anthropic's Messages API (protocol ANTHROPIC, the adapter of
+// internal/llm/anthropic; ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), so
+// AITE_MODEL=anthropic:claude-sonnet-4-5 works like any other; every other
+// preset is OpenAI-compatible. A provider of the config file with a
 // preset's name overrides it field by field: a non-empty baseUrl replaces
 // the preset's, and apiKey/apiKeyEnv replace the preset's key source as a
 // pair. For every provider, AITE_PROVIDER_<KEY>_API_KEY and
@@ -54,9 +58,11 @@
 //
 // # Use
 //
-// [Registry.Provider] builds the OpenAI-compatible adapter of a model's
-// provider (cached per provider and protocol) and wraps it so that every
+// [Registry.Provider] builds the adapter of a model's provider (the
+// OpenAI-compatible one, or Anthropic's for protocol ANTHROPIC; cached per
+// provider and protocol) and wraps it so that every
 // usage event carries the cost from the model's pricing, and so that the
 // provider declares native JSON Schema output exactly when the model does.
-// [Registry.Check] probes a provider with GET <baseURL>/models.
+// [Registry.Check] probes a provider with GET <baseURL>/models (with
+// x-api-key for Anthropic).
 package models

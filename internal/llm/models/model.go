@@ -135,8 +135,8 @@ func (f *modelFile) model(path string, ws *warnings) (Model, bool) {
 			return Model{}, false
 		}
 	}
-	if f.Protocol != "" && f.Protocol != ProtocolOpenAI && f.Protocol != ProtocolNewAPI {
-		ws.add(path, "protocol", "unknown protocol %q (want %s or %s); file ignored", f.Protocol, ProtocolOpenAI, ProtocolNewAPI)
+	if f.Protocol != "" && !knownProtocol(f.Protocol) {
+		ws.add(path, "protocol", "unknown protocol %q (want %s); file ignored", f.Protocol, protocolList)
 		return Model{}, false
 	}
 	if len(f.APIKey) > 0 {

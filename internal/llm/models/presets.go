@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/aitexteditor/aite/internal/llm/anthropic"
 )
 
 // Preset is a built-in provider.
@@ -27,6 +29,9 @@ var presets = []Preset{
 		BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY",
 		ReasoningStyle: "reasoning_effort", DefaultModel: "gpt-4o-mini"}},
 	{Key: "ollama", BaseURLEnv: "OLLAMA_HOST", Config: ProviderConfig{BaseURL: ollamaDefaultHost + "/v1"}},
+	{Key: "anthropic", BaseURLEnv: "ANTHROPIC_BASE_URL", Config: ProviderConfig{
+		BaseURL: anthropic.DefaultBaseURL, APIKeyEnv: "ANTHROPIC_API_KEY", Protocol: ProtocolAnthropic,
+		DefaultModel: "claude-sonnet-4-5"}},
 	{Key: "openrouter", Config: ProviderConfig{BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"}},
 	{Key: "deepseek", Config: ProviderConfig{BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY",
 		DefaultModel: "deepseek-chat"}},
@@ -181,8 +186,8 @@ func (p *provider) validate() (field, msg string) {
 	switch {
 	case p.cfg.BaseURL == "":
 		return "baseUrl", "missing"
-	case p.cfg.Protocol != ProtocolOpenAI && p.cfg.Protocol != ProtocolNewAPI:
-		return "protocol", "unknown protocol " + quote(p.cfg.Protocol) + " (want " + ProtocolOpenAI + " or " + ProtocolNewAPI + ")"
+	case !knownProtocol(p.cfg.Protocol):
+		return "protocol", "unknown protocol " + quote(p.cfg.Protocol) + " (want " + protocolList + ")"
 	case p.cfg.Protocol == ProtocolNewAPI && p.cfg.NewAPIPath == "":
 		return "newApiPath", "missing (protocol " + ProtocolNewAPI + " needs it)"
 	}

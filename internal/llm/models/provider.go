@@ -6,13 +6,14 @@ import (
 	"iter"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/anthropic"
 	"github.com/aitexteditor/aite/internal/llm/openai"
 )
 
 // Provider returns the llm.Provider for a model (anything Resolve accepts:
 // a key, provider:model, or a provider name with a defaultModel) together
-// with the model. The OpenAI-compatible adapter is built once per provider
-// and protocol and shared; the returned wrapper fills Request.Model with the
+// with the model. The adapter (OpenAI-compatible, or Anthropic's for
+// protocol ANTHROPIC) is built once per provider and protocol and shared; the returned wrapper fills Request.Model with the
 // model id when it is empty, prices every usage event with the model's
 // pricing, and implements llm.StructuredProvider exactly when the model
 // supports JSON Schema output.
@@ -52,6 +53,12 @@ func (r *Registry) adapter(m Model) (llm.Provider, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if a, ok := r.built[cacheKey]; ok {
+		return a, nil
+	}
+	if protocol == ProtocolAnthropic {
+		a := anthropic.New(anthropic.Config{BaseURL: p.cfg.BaseURL, APIKey: p.apiKey, Headers: p.cfg.Headers,
+			HTTPClient: r.httpClient, MaxRetries: r.maxRetries, Logger: r.log})
+		r.built[cacheKey] = a
 		return a, nil
 	}
 	cfg := openai.Config{

@@ -193,3 +193,31 @@ func TestNilRequest(t *testing.T) {
 	require.Equal(t, "x", srv.Requests()[0].JSON["model"])
 	require.True(t, strings.HasPrefix(srv.Requests()[0].Path, "/v1/"))
 }
+
+// AITE_MODEL=anthropic:<model> reaches Anthropic's Messages API (the
+// anthropic adapter) at ANTHROPIC_BASE_URL with ANTHROPIC_API_KEY: a fake
+// Anthropic server answers, and the request is Anthropic's.
+func TestAnthropicFromTheEnvironment(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.AnthropicText(7, 3, "Bon", "jour"))
+	reg, ws, err := Load(LoadOptions{WorkDir: t.TempDir(), Env: envMap{"AITE_MODEL": "anthropic:claude-test",
+		"ANTHROPIC_BASE_URL": srv.URL, "ANTHROPIC_API_KEY": "sk-ant-secret"}.get})
+	require.NoError(t, err)
+	require.Empty(t, ws)
+	m, err := reg.Default()
+	require.NoError(t, err)
+	require.Equal(t, "anthropic", m.Provider)
+	require.Equal(t, "claude-test", m.ModelID)
+	require.False(t, m.SupportsJSONSchema, "structured output through a forced tool")
+	p, _, err := reg.Provider(m.Key)
+	require.NoError(t, err)
+	resp, err := llm.Collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}))
+	require.NoError(t, err)
+	require.Equal(t, "Bonjour", resp.Message.Content)
+	require.Equal(t, 7, resp.Usage.InputTokens)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "/v1/messages", reqs[0].Path)
+	require.Equal(t, "sk-ant-secret", reqs[0].Header.Get("X-Api-Key"))
+	require.Equal(t, "claude-test", reqs[0].JSON["model"])
+	require.Equal(t, true, reqs[0].JSON["stream"])
+}

@@ -218,7 +218,12 @@ func TestStructuredOverHTTP(t *testing.T) {
 			require.Equal(t, tc.jsonSchema, llm.SupportsJSONSchema(p, "m"))
 			req := userRequest("answer")
 			req.Tools = []llm.Tool{{Name: "agent_tool"}}
-			raw, _, err := llm.Structured(context.Background(), p, req, json.RawMessage(schema), "answer", tc.jsonSchema)
+			via := llm.ViaTool
+			if tc.jsonSchema {
+				via = llm.ViaJSONSchema
+			}
+			raw, _, err := llm.Structured(context.Background(), p, req,
+				llm.Structure{Name: "answer", Schema: json.RawMessage(schema), Via: via, Validate: true})
 			body := srv.Requests()[0].JSON
 			if tc.jsonSchema {
 				require.Equal(t, "json_schema", body["response_format"].(map[string]any)["type"])

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/llm/models"
-	"github.com/aitexteditor/aite/internal/server/engine"
 	"github.com/aitexteditor/aite/internal/tool/bookprotocol"
 	"github.com/aitexteditor/aite/internal/tool/booktools"
 )
@@ -51,7 +51,7 @@ func installWarn(t *testing.T, e env) (agentdef.Dirs, *Models, []models.Warning)
 // server does.
 func allBackends() map[string]bool {
 	names := BackendNames()
-	for _, t := range engine.Builtins() {
+	for _, t := range agent.Builtins() {
 		names[t.Name()] = true
 	}
 	return names
@@ -98,7 +98,7 @@ func TestBuiltinsLoadWithoutWarnings(t *testing.T) {
 			require.Contains(t, skill.Prompt, "scripts/stats.sh")
 			a, _ := s.Agent("demoSkill")
 			require.Equal(t, []string{"text-stats"}, a.Skills)
-			require.Equal(t, []string{engine.SkillRunScript}, a.React.ToolConfig.Backends)
+			require.Equal(t, []string{agent.SkillRunScript}, a.React.ToolConfig.Backends)
 			a, _ = s.Agent("demoConfirm")
 			require.Equal(t, []string{"confirm"}, a.React.ToolConfig.Frontends)
 			a, _ = s.Agent("demoAction")

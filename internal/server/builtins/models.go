@@ -31,7 +31,7 @@ func (noDefaultModel) Error() string {
 func (noDefaultModel) Unwrap() error { return models.ErrNoModel }
 
 // Models resolves model keys over the current model registry, for
-// agentdef (Model) and the engine (Provider). It adds one key,
+// agentdef (Model) and the agent runtime (Provider). It adds one key,
 // DefaultModelKey, resolved in this order:
 //
 //  1. a model whose key is "default" (a user's own models/default.json);
@@ -76,7 +76,7 @@ func (m *Models) Model(key string) (models.Model, error) {
 	return mod, nil
 }
 
-// Provider returns the provider and model of key (engine.ModelSource).
+// Provider returns the provider and model of key (agent.ModelSource).
 func (m *Models) Provider(key string) (llm.Provider, models.Model, error) {
 	r := m.Registry()
 	target := key

@@ -84,8 +84,9 @@ func (a *editActivity) Run(ctx context.Context, call *protocol.Call, _ *protocol
 	if err != nil {
 		return protocol.Result{}, err
 	}
-	if a.b.opt.OnEdit != nil {
-		for _, e := range res.Edits {
+	for _, e := range res.Edits {
+		tool.ReportEdit(ctx, e)
+		if a.b.opt.OnEdit != nil {
 			a.b.opt.OnEdit(ctx, call, e)
 		}
 	}
