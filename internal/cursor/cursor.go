@@ -127,13 +127,13 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	}
 	c.version = d.Version()
 	c.matches = c.matches[:0]
-	if c.spec.Type == Search {
-		c.matchIDs(d)
-		return
-	}
 	from, to := 0, d.Len()
 	if w := d.ByID(c.withinID); w != nil {
 		from, to = w.Index, d.SectionEnd(w.Index)
+	}
+	if c.spec.Type == Search {
+		c.matchIDs(d, from, to)
+		return
 	}
 	if len(c.spec.Keywords) > 0 && x != nil {
 		// The index names the candidates: no need to visit every item.
@@ -159,10 +159,11 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	}
 }
 
-// matchIDs keeps the search cursor's order; deleted items are skipped.
-func (c *Cursor) matchIDs(d *document.Document) {
+// matchIDs keeps the search cursor's order; deleted items and items
+// outside [from, to) (the section of Within) are skipped.
+func (c *Cursor) matchIDs(d *document.Document, from, to int) {
 	for _, id := range c.spec.IDs {
-		if it := d.ByID(id); it != nil && c.pass(it.Kind, it.Text) {
+		if it := d.ByID(id); it != nil && it.Index >= from && it.Index < to && c.pass(it.Kind, it.Text) {
 			c.matches = append(c.matches, it.Index)
 		}
 	}

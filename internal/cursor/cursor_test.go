@@ -311,6 +311,33 @@ func TestSearchCursor(t *testing.T) {
 	require.False(t, p.HasMore)
 }
 
+// A search cursor (an entry's items, a saved target set) keeps only the
+// items of the Within section, like every other cursor.
+func TestSearchCursorWithin(t *testing.T) {
+	d := markdown.Parse([]byte(sample))
+	var ids []int
+	var want []string
+	var chapter2 *document.Item
+	for i := d.Len() - 1; i >= 0; i-- { // the search order: from the end
+		it := d.At(i)
+		ids = append(ids, it.ID)
+		if it.Kind == document.Heading && it.Text == "Глава 2" {
+			chapter2 = it
+		}
+	}
+	require.NotNil(t, chapter2)
+	for i := d.Len() - 1; i >= chapter2.Index; i-- {
+		want = append(want, d.At(i).Pointer().String())
+	}
+	s := NewSpec(Search)
+	s.IDs, s.Within = ids, chapter2.Pointer().String()
+	r := NewRegistry(d)
+	info, err := r.Create(d, s)
+	require.NoError(t, err)
+	require.Equal(t, want, walk(t, r, d, info.Name), "the section's items, in the search order")
+	require.Less(t, len(want), len(ids))
+}
+
 func TestInfoTellsWhetherLimitsWereDefaulted(t *testing.T) {
 	d := markdown.Parse([]byte(sample))
 	r := NewRegistry(d)
