@@ -109,7 +109,7 @@ func TestCodexCommands(t *testing.T) {
 	wantFail(t, 1, []string{"one of --exact, --ranked, --semantic, --hybrid and --entry"}, "find", book, "--entry", "Варя", "--ranked")
 	r = mustRun(t, "cursor", book, "--entry", "Штейн", "--no-content")
 	require.Contains(t, r.stdout, "52:1.2.p17")
-	wantFail(t, 1, []string{"--keywords or --entry"}, "cursor", book, "--entry", "Штейн", "--keywords", "x")
+	wantFail(t, 1, []string{"one of --keywords, --entry and --targets"}, "cursor", book, "--entry", "Штейн", "--keywords", "x")
 }
 
 func TestCodexBuildWithAModel(t *testing.T) {

@@ -21,8 +21,10 @@ The cursor walks every item (a full scan) unless filtered: --keywords keeps
 the items that hold all the words of one keyword (compared by stem, ignoring
 case and ё/е); repeat it to keep items matching any of the keywords.
 --entry NAME walks the items naming a codex entry by any of its names
-(see 'aite codex'). --kind keeps some kinds, --regex the items whose plain text matches a Go
-regular expression, --within the section of a heading; --no-headings drops
+(see 'aite codex'), --targets NAME the items of a target set saved by
+'aite navigate --save' (see 'aite targets'), in document order. --kind
+keeps some kinds, --regex the items whose plain text matches a Go regular
+expression, --within the section of a heading; --no-headings drops
 headings. --backward walks from the end; --start-after starts after (when
 backward, before) the item a pointer names; --no-content leaves out the
 Markdown.
@@ -38,6 +40,7 @@ items.`, cursor.MaxElementsLimit, cursor.MaxBytesLimit)),
 		Example: `  aite cursor book.md --max-elements 50
   aite cursor --json book.md --keywords "Варя часы" --keywords Звёздочкин
   aite cursor book.md --kind quote --within 1.2 --no-content
-  aite cursor book.md --regex '\d{4}' --backward --start-after 1.1p2`,
+  aite cursor book.md --regex '\d{4}' --backward --start-after 1.1p2
+  aite cursor book.md --targets clock --within 1.2`,
 	})
 }

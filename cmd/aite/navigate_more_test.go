@@ -104,6 +104,19 @@ func TestNavigateCollectListsSavesAndWalksTheSet(t *testing.T) {
 	out, errOut, code = runAite("", "navigate", w.book, "a paragraph about the clock", "--targets", "clock", "--mode", "last")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "Last")
+
+	// aite cursor walks the same set, in document order, its other options applied.
+	saved := pointerLine.FindAllString(listed, -1)
+	walked := mustRun(t, "cursor", w.book, "--targets", "clock", "--no-content", "--max-elements", "7").stdout
+	require.Equal(t, saved, pointerLine.FindAllString(walked, -1), walked)
+	require.Contains(t, walked, "── portion 2:", "portions of at most 7 items")
+	back := pointerLine.FindAllString(mustRun(t, "cursor", w.book, "--targets", "clock", "--backward").stdout, -1)
+	slices.Reverse(back)
+	require.Equal(t, saved, back)
+	none := mustRun(t, "cursor", w.book, "--targets", "clock", "--regex", "no such words").stdout
+	require.Empty(t, pointerLine.FindAllString(none, -1), none)
+	wantFail(t, 1, []string{"one of --keywords, --entry and --targets"}, "cursor", w.book, "--targets", "clock", "--keywords", "часы")
+	wantFail(t, 1, []string{`no saved target set "nope"`, "clock"}, "cursor", w.book, "--targets", "nope")
 }
 
 // TestNavigateBatchLimitIsIncompleteAndResumes: a walk stopped by
@@ -182,3 +195,6 @@ func nthID(ids map[int]bool, n int) int {
 
 // matchLine is a line of a collect task's match list: pointer, kind, excerpt.
 var matchLine = regexp.MustCompile(`(?m)^\d+:\S+ +[A-Za-z]+ +\S`)
+
+// pointerLine is the pointer that starts a line of an item.
+var pointerLine = regexp.MustCompile(`(?m)^\d+:\S+`)

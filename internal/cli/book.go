@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/aitexteditor/aite/internal/cursor"
 	"github.com/aitexteditor/aite/internal/document"
@@ -174,4 +176,43 @@ func (r sessionReader) FindEntry(entry string, opt search.Options) (reading.Foun
 func (r sessionReader) EntryCursor(entry string, spec cursor.Spec) (cursor.Info, error) {
 	info, err := r.s.EntryCursor(r.id, entry, spec)
 	return info, codexError(err)
+}
+
+// TargetsCursor creates a cursor over the live items of a saved target
+// set (reading.TargetsReader).
+func (r sessionReader) TargetsCursor(name string, spec cursor.Spec) (cursor.Info, error) {
+	ids, err := r.savedSet(name)
+	if err != nil {
+		return cursor.Info{}, err
+	}
+	spec.Type, spec.Keywords, spec.IDs = cursor.Search, nil, ids
+	if spec.Description == "" {
+		spec.Description = "the saved target set " + name
+	}
+	return r.s.CreateCursor(r.id, spec)
+}
+
+// savedSet returns the IDs of a saved target set of the book that still
+// name items, in document order.
+func (r sessionReader) savedSet(name string) ([]int, error) {
+	sets, err := editor.SavedTargetSets(r.id)
+	if err != nil {
+		return nil, &reading.IOError{Err: err}
+	}
+	s, ok := sets[name]
+	if !ok {
+		return nil, reading.Usagef("no saved target set %q for %s (saved: %s)", name, r.id, strings.Join(editor.SavedSetNames(sets), ", "))
+	}
+	var live []editor.ItemView
+	for _, id := range s.IDs {
+		if it, ok := r.ItemText(id); ok {
+			live = append(live, it)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].Index < live[j].Index })
+	ids := make([]int, len(live))
+	for i, it := range live {
+		ids[i] = it.ID
+	}
+	return ids, nil
 }

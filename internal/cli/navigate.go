@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/cursor"
@@ -226,26 +225,7 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 // SavedSet returns the IDs of a saved target set of the book that still
 // name items, in document order.
 func (b *Book) SavedSet(name string) ([]int, error) {
-	sets, err := editor.SavedTargetSets(b.id)
-	if err != nil {
-		return nil, &reading.IOError{Err: err}
-	}
-	s, ok := sets[name]
-	if !ok {
-		return nil, reading.Usagef("no saved target set %q for %s (saved: %s)", name, b.id, strings.Join(editor.SavedSetNames(sets), ", "))
-	}
-	var live []editor.ItemView
-	for _, id := range s.IDs {
-		if it, ok := b.ByID(id); ok {
-			live = append(live, it)
-		}
-	}
-	sort.Slice(live, func(i, j int) bool { return live[i].Index < live[j].Index })
-	ids := make([]int, len(live))
-	for i, it := range live {
-		ids[i] = it.ID
-	}
-	return ids, nil
+	return sessionReader{s: b.s, id: b.id}.savedSet(name)
 }
 
 // writeNavigate writes a result for people: the summary, the answer, every

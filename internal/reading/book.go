@@ -69,6 +69,19 @@ type EntryReader interface {
 // errNoCodex is the error of --entry over a Reader without a codex.
 var errNoCodex = errors.New("--entry needs the book's codex, which this reader does not have")
 
+// TargetsReader is a Reader that knows the target sets saved beside the
+// book (aite navigate --save): the command line's editor session does, a
+// book read from its cache (internal/quick) does not.
+type TargetsReader interface {
+	// TargetsCursor creates a cursor over the live items of a saved target
+	// set, in document order; spec's other filters (kinds, regex, within)
+	// still apply.
+	TargetsCursor(name string, spec cursor.Spec) (cursor.Info, error)
+}
+
+// errNoTargets is the error of --targets over a Reader without them.
+var errNoTargets = errors.New("--targets needs the target sets saved beside the book, which this reader does not have")
+
 // Book is a book the reading commands work on.
 type Book struct {
 	r Reader

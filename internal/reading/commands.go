@@ -61,14 +61,14 @@ func Args(name string) (min, max int) {
 }
 
 // Heavy reports whether a prepared command needs more than a Reader: the
-// codex (--entry) or an embedding model (--semantic, --hybrid), which only
-// the ordinary command line loads.
+// codex (--entry), the saved target sets (--targets) or an embedding model
+// (--semantic, --hybrid), which only the ordinary command line loads.
 func Heavy(c Command) bool {
 	switch c := c.(type) {
 	case *FindCommand:
 		return c.req.Mode == FindEntry || c.req.Mode == FindSemantic || c.req.Mode == FindHybrid
 	case *CursorCommand:
-		return c.req.Entry != ""
+		return c.req.Entry != "" || c.req.Targets != ""
 	}
 	return false
 }
@@ -263,7 +263,7 @@ func (c *OutlineCommand) Run(b *Book, asJSON bool, out, _ io.Writer) error {
 type CursorCommand struct {
 	keywords, kinds          []string
 	regex, within, after     string
-	entry                    string
+	entry, targets           string
 	maxElements, maxBytes    int
 	backward, noContent, noH bool
 	req                      CursorRequest
@@ -276,6 +276,7 @@ func (c *CursorCommand) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.regex, "regex", "", "keep only items whose plain text matches this regular expression")
 	fs.StringVar(&c.within, "within", "", "keep only the section of the heading this pointer names")
 	fs.StringVar(&c.entry, "entry", "", "walk the items naming this codex entry (its ID, name or an alias)")
+	fs.StringVar(&c.targets, "targets", "", "walk the items of this saved target set (see 'aite targets')")
 	fs.IntVar(&c.maxElements, "max-elements", cursor.DefaultMaxElements, fmt.Sprintf("items per portion (1..%d)", cursor.MaxElementsLimit))
 	fs.IntVar(&c.maxBytes, "max-bytes", cursor.DefaultMaxBytes, fmt.Sprintf("bytes of Markdown per portion (1..%d)", cursor.MaxBytesLimit))
 	fs.BoolVar(&c.backward, "backward", false, "walk from the end of the book")
@@ -290,7 +291,7 @@ func (c *CursorCommand) Prepare(*pflag.FlagSet, []string) error {
 	if err != nil {
 		return err
 	}
-	c.req = CursorRequest{Keywords: c.keywords, Entry: c.entry, Kinds: kinds, Regex: c.regex, Within: c.within,
+	c.req = CursorRequest{Keywords: c.keywords, Entry: c.entry, Targets: c.targets, Kinds: kinds, Regex: c.regex, Within: c.within,
 		MaxElements: c.maxElements, MaxBytes: c.maxBytes, Backward: c.backward, StartAfter: c.after,
 		NoContent: c.noContent, NoHeadings: c.noH}
 	_, err = c.req.Spec()

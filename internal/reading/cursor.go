@@ -15,6 +15,7 @@ import (
 type CursorRequest struct {
 	Keywords    []string // each one keyword: its words ANDed, keywords ORed
 	Entry       string   // walk the items naming this codex entry instead
+	Targets     string   // or walk the items of this saved target set
 	Kinds       []document.Kind
 	Regex       string
 	Within      string
@@ -31,8 +32,8 @@ type CursorRequest struct {
 func (r CursorRequest) Spec() (cursor.Spec, error) {
 	t := cursor.FullScan
 	switch {
-	case r.Entry != "" && len(r.Keywords) > 0:
-		return cursor.Spec{}, Usagef("give either --keywords or --entry, not both")
+	case btoi(len(r.Keywords) > 0)+btoi(r.Entry != "")+btoi(r.Targets != "") > 1:
+		return cursor.Spec{}, Usagef("give one of --keywords, --entry and --targets")
 	case len(r.Keywords) > 0:
 		t = cursor.Keyword
 	case len(r.Kinds) > 0 || r.Regex != "" || r.Within != "":
@@ -64,13 +65,20 @@ func (b *Book) Portions(req CursorRequest, emit func(cursor.Portion) error) erro
 		return err
 	}
 	var info cursor.Info
-	if req.Entry != "" {
+	switch {
+	case req.Entry != "":
 		er, ok := b.r.(EntryReader)
 		if !ok {
 			return errNoCodex
 		}
 		info, err = er.EntryCursor(req.Entry, spec)
-	} else {
+	case req.Targets != "":
+		tr, ok := b.r.(TargetsReader)
+		if !ok {
+			return errNoTargets
+		}
+		info, err = tr.TargetsCursor(req.Targets, spec)
+	default:
 		info, err = b.r.CreateCursor(spec)
 	}
 	if err != nil {
