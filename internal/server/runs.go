@@ -68,8 +68,8 @@ type RunSpec struct {
 	// Bootstrap emits the bootstrap events (a.Bootstrap, plan.update…); it is
 	// called by Start, before Start returns. Optional.
 	Bootstrap func(a *Assembler)
-	// Execute runs the agent, typically feeding agent.Config.Run's events to
-	// a.Agent until a.Ended(). It runs in the run's own goroutine on the run's
+	// Execute runs the agent, typically feeding the events of
+	// agent.Runner.Run to a.Run until the run or the assembler ends. It runs in the run's own goroutine on the run's
 	// own context (see RunManager.Start). Returning without ending the
 	// assembler ends the run: nil with run.complete "stop", an error with
 	// run.error (internal_error, or the Info of a *RunFailure).
