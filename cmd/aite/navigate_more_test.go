@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -117,6 +118,10 @@ func TestNavigateCollectListsSavesAndWalksTheSet(t *testing.T) {
 	require.Empty(t, pointerLine.FindAllString(none, -1), none)
 	wantFail(t, 1, []string{"one of --keywords, --entry and --targets"}, "cursor", w.book, "--targets", "clock", "--keywords", "часы")
 	wantFail(t, 1, []string{`no saved target set "nope"`, "clock"}, "cursor", w.book, "--targets", "nope")
+	fresh := filepath.Join(t.TempDir(), "fresh.md")
+	require.NoError(t, os.WriteFile(fresh, []byte("# A\n\nText.\n"), 0o644))
+	wantFail(t, 1, []string{`no saved target set "clock"`, "none is saved", "--save NAME"}, "cursor", fresh, "--targets", "clock")
+	wantFail(t, 1, []string{"none is saved"}, "navigate", fresh, "x", "--targets", "clock")
 }
 
 // TestNavigateBatchLimitIsIncompleteAndResumes: a walk stopped by

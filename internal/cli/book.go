@@ -200,7 +200,10 @@ func (r sessionReader) savedSet(name string) ([]int, error) {
 		return nil, &reading.IOError{Err: err}
 	}
 	s, ok := sets[name]
-	if !ok {
+	switch {
+	case !ok && len(sets) == 0:
+		return nil, reading.Usagef("no saved target set %q for %s: none is saved ('aite navigate %s TASK --mode collect --save NAME' saves one)", name, r.id, r.id)
+	case !ok:
 		return nil, reading.Usagef("no saved target set %q for %s (saved: %s)", name, r.id, strings.Join(editor.SavedSetNames(sets), ", "))
 	}
 	var live []editor.ItemView
