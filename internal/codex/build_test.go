@@ -29,10 +29,12 @@ func TestCandidatesOfTheSampleBook(t *testing.T) {
 		aliases []string
 	}{
 		"Звёздочкин":           {Character, []string{"Аркадий Львович"}},                        // apposition
-		"Варя":                 {Character, []string{"Варя Синицына", "Синицына"}},              // first name + surname
+		"Варя":                 {Character, []string{"Варина", "Варя Синицына", "Синицына"}},    // possessive, first name + surname
 		"Фёдор Карлович Штейн": {Character, []string{"Фёдор Карлович", "Ф. К. Штейн", "Штейн"}}, // initials, surname
 		"Кузовков":             {Character, nil},
 		"Тверь":                {Place, nil},                          // "в Тверь"
+		"Верхние Ключи":        {Place, nil},                          // "в городке Верхние Ключи", "в Верхние Ключи"
+		"Нижней":               {Place, nil},                          // "с Нижней улицы"
 		"Ерофей":               {Character, []string{"Ерофей Ильич"}}, // only "Ерофею Ильичу" in the text
 	} {
 		c, ok := byName[name]
@@ -43,6 +45,7 @@ func TestCandidatesOfTheSampleBook(t *testing.T) {
 		require.NotEmpty(t, c.First)
 	}
 	require.Equal(t, "Варя", cands[0].Entry.Name, "most used first")
+	require.NotContains(t, names(cands), "Варина", "a possessive joins the name it is made from")
 	for _, c := range cands {
 		require.NotContains(t, []string{"Глава", "Это", "Ну", "ПРОФЕССОР", "Вы"}, c.Entry.Name, "sentence starts and capitals are not names")
 	}
@@ -113,4 +116,42 @@ func TestFactsAsOf(t *testing.T) {
 	require.Equal(t, []string{"timeless", "early", "late"}, texts(e.FactsAsOf(d, d.ByID(20).Index)), "the earliest evidence counts")
 	_, ok := FactIndex(d, e.Facts[3])
 	require.False(t, ok)
+}
+
+// TestPossessivesAndPlaceNouns: a possessive adjective joins the name it is
+// made from only when nothing says it is a surname, and a name beside a
+// place noun is a place.
+func TestPossessivesAndPlaceNouns(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		kinds      map[string]Kind     // entry → kind
+		aliases    map[string][]string // entry → aliases
+		absent     []string
+	}{
+		{"possessive", "Пришла Маша. Машина мама ждала, и вот опять пришла Маша, а Машину сумку забыли. Вернулась Маша, и Машина кошка с ней. Уснула Маша.",
+			map[string]Kind{"Маша": Character}, map[string][]string{"Маша": {"Машина"}}, []string{"Машина", "Машину"}},
+		{"a surname in -ина stays apart", "Пришла Маша. Ждала Анна Машина. Ушла Маша, а Машина осталась. Вернулась Маша. Уехала и Машина.",
+			nil, map[string][]string{"Маша": nil}, nil},
+		{"street and town", "Там жил Петя, на Садовой улице. Дома Садовой улицы любил Петя. Уехали они в город Озёрск, и в городе Озёрске учился Петя.",
+			map[string]Kind{"Садовой": Place, "Озёрск": Place, "Петя": Character}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := markdown.Parse([]byte(tc.text + "\n")).Items()
+			byName := map[string]Candidate{}
+			for _, c := range FindCandidates(items) {
+				byName[c.Entry.Name] = c
+			}
+			for n, k := range tc.kinds {
+				require.Contains(t, byName, n, "have %v", byName)
+				require.Equal(t, k, byName[n].Entry.Kind, n)
+			}
+			for n, a := range tc.aliases {
+				require.Contains(t, byName, n)
+				require.Equal(t, a, byName[n].Entry.Aliases, n)
+			}
+			for _, n := range tc.absent {
+				require.NotContains(t, byName, n)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -34,7 +35,14 @@ import (
 //  5. initials: "Ф. К. Штейн" joins the one full name with that surname
 //     whose first names start with those letters;
 //  6. apposition: "Звёздочкин, Аркадий Львович" (a surname, a comma, a
-//     first name and a patronymic) links the two.
+//     first name and a patronymic) links the two;
+//  7. possessives: "Варина мать" joins "Варя" when "Варина" is only ever
+//     used alone and every form of it is a possessive adjective of the
+//     one more used first name in -а/-я with that stem (possessiveOwner).
+//
+// A group is a place when at least 40 % of its uses stand after a
+// locative preposition ("в Тверь"), after a settlement's common noun ("в
+// городке Верхние Ключи") or before a street's ("с Нижней улицы").
 
 // junk reports a compound of two names used once, after a locative
 // preposition, that are both names of their own used at least three times
@@ -85,6 +93,29 @@ var maleTitles = map[string]bool{"mr": true, "sir": true, "lord": true, "colonel
 var locatives = map[string]bool{"in": true, "at": true, "from": true, "near": true, "into": true, "towards": true,
 	"в": true, "во": true, "из": true, "под": true, "около": true, "возле": true}
 
+// placeNouns are the common nouns (folded, in their case forms) a place
+// name stands beside: after them ("в городке Верхние Ключи") or, for
+// streets and squares, before them ("с Нижней улицы"). A use there counts
+// as a place's, like one after a locative preposition.
+var placeNouns = map[string]bool{}
+
+func init() {
+	for _, forms := range []string{
+		"город города городу городом городе городок городка городку городком городке",
+		"деревня деревни деревне деревню деревней село села селу селом селе",
+		"посёлок посёлка посёлку посёлком посёлке станция станции станцию станцией",
+		"губерния губернии губернию губернией уезд уезда уезду уездом уезде",
+		"улица улицы улице улицу улицей площадь площади площадью переулок переулка переулку переулком переулке",
+		"проспект проспекта проспекту проспектом проспекте набережная набережной набережную",
+		"река реки реке реку рекой озеро озера озеру озером озере",
+		"town city village county parish street square lane river",
+	} {
+		for _, w := range strings.Fields(forms) {
+			placeNouns[textnorm.Fold(w)] = true
+		}
+	}
+}
+
 // compounds gathers the runs into compound names.
 func (f *finder) compounds(runs []run) (map[string]*compound, [][2]string) {
 	out := map[string]*compound{}
@@ -110,7 +141,8 @@ func (f *finder) compounds(runs []run) (map[string]*compound, [][2]string) {
 		c.count++
 		c.items[r.item] = true
 		s := f.items[r.item]
-		if locatives[textnorm.Fold(wordBefore(s.item.Text, r.start))] {
+		before, after := textnorm.Fold(wordBefore(s.item.Text, r.start)), wordAfter(s.item.Text, r.end)
+		if locatives[before] || placeNouns[before] || placeNouns[textnorm.Fold(after)] && strings.ToLower(after) == after {
 			c.loc++
 		}
 		if k > 0 && runs[k-1].item == r.item && isApposition(s.item.Text, runs[k-1], r, f) {
@@ -126,6 +158,16 @@ func wordBefore(text string, i int) string {
 	t := strings.TrimRight(text[:i], " \t\n\u00a0")
 	j := strings.LastIndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) })
 	return t[j+1:]
+}
+
+// wordAfter returns the word just after offset i (past white space), or ""
+// when punctuation stands there.
+func wordAfter(text string, i int) string {
+	t := strings.TrimLeft(text[i:], " \t\n\u00a0")
+	if j := strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }); j >= 0 {
+		t = t[:j]
+	}
+	return t
 }
 
 // isApposition reports "Surname, First Patronymic".
@@ -242,6 +284,12 @@ func (f *finder) group(comps map[string]*compound, appositions [][2]string) ([][
 			link(a, b, fmt.Sprintf("%q, %q stand side by side", name(a), name(b)))
 		}
 	}
+	for _, k := range keys { // rule 7
+		c := comps[k]
+		if base := possessiveOwner(c, comps, keys, f); base != nil {
+			link(base, c, fmt.Sprintf("%q is the possessive of %q", name(c), name(base)))
+		}
+	}
 	byRoot := map[string][]*compound{}
 	for _, k := range keys {
 		r := u.root(k)
@@ -354,6 +402,62 @@ func initialsOwner(c *compound, comps map[string]*compound, keys []string) *comp
 		owner = b
 	}
 	return owner
+}
+
+// possessiveForm matches a Russian possessive adjective made from a name
+// in -а/-я (Варин, Варина, Вариной of Варя; Машину of Маша): the stem and
+// the adjective's ending.
+var possessiveForm = regexp.MustCompile(`^(\p{Cyrillic}{2,})ин(?:а|у|ой|ою|ы|ым|ых|ыми|ом|ому|ого|е|о)?$`)
+
+// possessiveOwner returns the name a possessive adjective is made from:
+// c is one name used alone (never with a title, initials or another
+// name), every form of it is a possessive of one stem, and exactly one
+// compound is a lone first name whose forms hold that stem + а or я and is
+// used more often. nil otherwise (a surname in -ин is written with a first
+// name somewhere, or no such name is used).
+func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *finder) *compound {
+	if len(c.parts) != 1 || c.parts[0].kind != pName || c.titled || c.patronym {
+		return nil
+	}
+	stem := ""
+	for form := range f.clusters[c.parts[0].cluster].forms {
+		m := possessiveForm.FindStringSubmatch(textnorm.Fold(form))
+		if m == nil || stem != "" && m[1] != stem {
+			return nil
+		}
+		stem = m[1]
+	}
+	var owner *compound
+	for _, k := range keys {
+		b := comps[k]
+		if b != c && slices.Contains(b.names, c.parts[0].cluster) {
+			return nil // with another name or a title: a surname
+		}
+		if b == c || len(b.parts) != 1 || b.parts[0].kind != pName || b.titled || b.count <= c.count {
+			continue
+		}
+		forms := f.clusters[b.parts[0].cluster].forms
+		if _, ok := forms[lookupForm(forms, stem+"а")]; !ok {
+			if _, ok := forms[lookupForm(forms, stem+"я")]; !ok {
+				continue
+			}
+		}
+		if owner != nil {
+			return nil
+		}
+		owner = b
+	}
+	return owner
+}
+
+// lookupForm returns the form of forms that folds to folded, or "".
+func lookupForm(forms map[string]int, folded string) string {
+	for f := range forms {
+		if textnorm.Fold(f) == folded {
+			return f
+		}
+	}
+	return ""
 }
 
 func sameParts(a, b []part) bool {

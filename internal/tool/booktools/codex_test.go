@@ -23,14 +23,14 @@ func TestCodexTools(t *testing.T) {
 
 	res, v = call(t, r, ToolCodexBuild, `{}`)
 	require.False(t, res.IsError, res.Text)
-	require.EqualValues(t, 12, v["entries"])
+	require.EqualValues(t, 11, v["entries"])
 	res, v = call(t, r, ToolCodexBuild, `{"withModel": true}`)
 	require.False(t, res.IsError)
 	require.Contains(t, v["model"], "no model is configured", "says so instead of pretending")
 
 	res, v = call(t, r, ToolCodexLookup, `{"kind": "place"}`)
 	require.False(t, res.IsError)
-	require.Len(t, v["entries"], 1)
+	require.Len(t, v["entries"], 3) // Верхние Ключи, Тверь, Нижней (улицы)
 	res, v = call(t, r, ToolCodexLookup, `{"entry": "аркадий львович"}`)
 	require.False(t, res.IsError)
 	require.Equal(t, "Звёздочкин", v["name"])
