@@ -15,8 +15,9 @@
 // commit is in the WAL file, written to the OS before the method returns), only the last
 // commits before a power loss may be lost. The cost of FULL, measured by BenchmarkAppendEvents
 // (batches of 20 events, ext4 on a virtual disk): ~0.75 ms per batch, 25–28k events/s, against
-// 0.4–0.5 ms and 38–53k events/s with NORMAL. A run commits about five batches a second
-// (storage.eventFlushMs 200), so FULL costs a few ms per second of a run.
+// 0.4–0.5 ms and 38–53k events/s with NORMAL. The server stores every event before it is sent,
+// in group commits of whatever waits (internal/server/commit.go), so FULL adds about 0.3 ms to the
+// wait of an event at a commit.
 //
 // Times are stored as epoch milliseconds (UTC); JSON bodies as TEXT exactly as given.
 package sqlite
