@@ -23,7 +23,7 @@ func TestCodexCommands(t *testing.T) {
 	noModel(t)
 	book := writeSample(t)
 	r := mustRun(t, "codex", "build", book)
-	require.Contains(t, r.stderr, "from the text: 11 characters and places")
+	require.Contains(t, r.stderr, "from the text: 10 characters and places")
 	require.Contains(t, r.stderr, "no model is configured: a model would read")
 	require.Contains(t, r.stderr, "AITE_MODEL", "says how to add the model's part")
 	require.FileExists(t, editor.CodexPath(book))
@@ -31,7 +31,7 @@ func TestCodexCommands(t *testing.T) {
 	r = mustRun(t, "codex", book, "list") // the book first reads the same
 	require.Contains(t, r.stdout, "звездочкин")
 	require.Contains(t, r.stdout, "Аркадий Львович")
-	require.Contains(t, r.stderr, "11 entries (stored in")
+	require.Contains(t, r.stderr, "10 entries (stored in")
 	r = mustRun(t, "--json", "codex", "list", book, "--kind", "place")
 	var list struct {
 		Source  string `json:"source"`
@@ -90,14 +90,14 @@ func TestCodexCommands(t *testing.T) {
 	mustRun(t, "codex", "export", book, "--format", "json", "-o", js)
 	other := writeSample(t)
 	r = mustRun(t, "codex", "import", other, js)
-	require.Contains(t, r.stdout, "imported 10 entries")
+	require.Contains(t, r.stdout, "imported 9 entries")
 	r = mustRun(t, "codex", "import", other, js)
 	require.Contains(t, r.stdout, "imported 0 entries")
 	require.Contains(t, r.stderr, "skipped Варя (already варя)")
 	mdFile := filepath.Join(t.TempDir(), "codex.md")
 	require.NoError(t, os.WriteFile(mdFile, []byte(md), 0o644))
 	r = mustRun(t, "codex", "import", other, mdFile, "--replace")
-	require.Contains(t, r.stdout, "imported 10 entries; the codex has 10 entries")
+	require.Contains(t, r.stdout, "imported 9 entries; the codex has 9 entries")
 	wantFail(t, 1, []string{"has no appendix section"}, "codex", "import", other, "--appendix")
 	wantFail(t, 1, []string{"either FILE or --appendix"}, "codex", "import", other)
 
@@ -160,8 +160,8 @@ func TestCodexBuildWithAModel(t *testing.T) {
 	require.Empty(t, srv.Requests(), "nothing is spent unconfirmed")
 
 	r = mustRun(t, "codex", "build", book, "--yes", "--entries", "12")
-	require.Contains(t, r.stdout, "the model read 10 entries: 9 kept, 1 merged into others, 1 dropped")
-	require.Contains(t, r.stderr, "✓ 1/11 Варя")
+	require.Contains(t, r.stdout, "the model read 9 entries: 8 kept, 1 merged into others, 1 dropped")
+	require.Contains(t, r.stderr, "✓ 1/10 Варя")
 	require.NotEmpty(t, srv.Requests())
 	r = mustRun(t, "codex", "show", book, "Ерофей")
 	require.Contains(t, r.stdout, "Ерофеич  (character, model, confirmed")

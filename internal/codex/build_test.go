@@ -28,9 +28,9 @@ func TestCandidatesOfTheSampleBook(t *testing.T) {
 		kind    Kind
 		aliases []string
 	}{
-		"Звёздочкин":           {Character, []string{"Аркадий Львович"}},                        // apposition
-		"Варя":                 {Character, []string{"Варина", "Варя Синицына", "Синицына"}},    // possessive, first name + surname
-		"Фёдор Карлович Штейн": {Character, []string{"Фёдор Карлович", "Ф. К. Штейн", "Штейн"}}, // initials, surname
+		"Звёздочкин":           {Character, []string{"Аркадий Львович"}},                                // apposition
+		"Варя":                 {Character, []string{"Варина", "Варвара", "Варя Синицына", "Синицына"}}, // possessive, pet form, first name + surname
+		"Фёдор Карлович Штейн": {Character, []string{"Фёдор Карлович", "Ф. К. Штейн", "Штейн"}},         // initials, surname
 		"Кузовков":             {Character, nil},
 		"Тверь":                {Place, nil},                          // "в Тверь"
 		"Верхние Ключи":        {Place, nil},                          // "в городке Верхние Ключи", "в Верхние Ключи"
@@ -151,6 +151,40 @@ func TestPossessivesAndPlaceNouns(t *testing.T) {
 			}
 			for _, n := range tc.absent {
 				require.NotContains(t, byName, n)
+			}
+		})
+	}
+}
+
+// TestPetForms: a well-known short form joins the one full first name the
+// book uses, not a name a rank title owns, and not when it could stand
+// for two names the book uses.
+func TestPetForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		aliases    map[string][]string // entry → aliases
+		apart      []string            // entries of their own
+	}{
+		{"lizzy is elizabeth", "Then Elizabeth smiled. Later Elizabeth left, and Lizzy came back. So Elizabeth said: no, Lizzy.",
+			map[string][]string{"Elizabeth": {"Lizzy"}}, nil},
+		{"kitty is not lady catherine", "Then Lady Catherine spoke, and Kitty coughed. Then Lady Catherine frowned; Kitty laughed. Then Catherine ran.",
+			nil, []string{"Kitty", "Lady Catherine"}},
+		{"паша with two full names", "Пришёл Павел. Пришла Прасковья. Ушёл Паша. Вернулся Паша. Ушёл Павел. Ушла Прасковья.",
+			nil, []string{"Паша", "Павел", "Прасковья"}},
+		{"паша with one", "Пришёл Павел. Ушёл Паша. Вернулся Паша. Ушёл Павел. Спит Павел.",
+			map[string][]string{"Павел": {"Паша"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			byName := map[string]Candidate{}
+			for _, c := range FindCandidates(markdown.Parse([]byte(tc.text + "\n")).Items()) {
+				byName[c.Entry.Name] = c
+			}
+			for n, a := range tc.aliases {
+				require.Contains(t, byName, n, "have %v", byName)
+				require.Equal(t, a, byName[n].Entry.Aliases, n)
+			}
+			for _, n := range tc.apart {
+				require.Contains(t, byName, n, "have %v", byName)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ import (
 //
 //   - "without a model": the names the text alone groups. The targets
 //     (mention recall and precision ≥ 0.97) need the names only a reader
-//     links (Lizzy is Elizabeth, Miss Bennet is Jane); the floors here are
+//     links (Miss Bennet is Jane, Mrs. Collins is Charlotte); the floors here are
 //     set just under the measured figures, so a regression fails.
 //   - "the gold's names as aliases": the matching alone, as a model that
 //     groups the names right would leave it; it must reach the targets.
@@ -24,7 +24,7 @@ func TestGold(t *testing.T) {
 	type floor struct{ aliasR, aliasP, mentionR, mentionP float64 }
 	floors := map[string]floor{
 		codexgold.Russian: {0.99, 0.99, 0.99, 0.99},
-		codexgold.English: {0.64, 0.99, 0.90, 0.99},
+		codexgold.English: {0.76, 0.99, 0.94, 0.99},
 	}
 	const target = 0.97
 	for _, name := range []string{codexgold.Russian, codexgold.English} {

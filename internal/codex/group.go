@@ -38,7 +38,10 @@ import (
 //     first name and a patronymic) links the two;
 //  7. possessives: "Варина мать" joins "Варя" when "Варина" is only ever
 //     used alone and every form of it is a possessive adjective of the
-//     one more used first name in -а/-я with that stem (possessiveOwner).
+//     one more used first name in -а/-я with that stem (possessiveOwner);
+//  8. pet forms: "Lizzy" joins "Elizabeth", "Варя" joins "Варвара", when
+//     the form is a well-known short form (diminutives.go) of exactly one
+//     full first name the book uses alone.
 //
 // A group is a place when at least 40 % of its uses stand after a
 // locative preposition ("в Тверь"), after a settlement's common noun ("в
@@ -288,6 +291,12 @@ func (f *finder) group(comps map[string]*compound, appositions [][2]string) ([][
 		c := comps[k]
 		if base := possessiveOwner(c, comps, keys, f); base != nil {
 			link(base, c, fmt.Sprintf("%q is the possessive of %q", name(c), name(base)))
+		}
+	}
+	for _, k := range keys { // rule 8
+		c := comps[k]
+		if full := diminutiveOwner(c, comps, keys, f, dominant); full != nil {
+			link(full, c, fmt.Sprintf("%q is a usual short form of %q", name(c), name(full)))
 		}
 	}
 	byRoot := map[string][]*compound{}

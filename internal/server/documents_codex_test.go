@@ -57,15 +57,15 @@ func TestDocumentCodexEndpoints(t *testing.T) {
 
 	built := mtData[codexBuildResult](t, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/build",
 		map[string]any{"documentId": doc.DocumentID, "withModel": true}))
-	require.Equal(t, 11, built.Entries)
-	require.Equal(t, 11, built.FromText["added"])
+	require.Equal(t, 10, built.Entries)
+	require.Equal(t, 10, built.FromText["added"])
 	require.Contains(t, built.Notice, "no model is configured", "the model's part says why it did not run")
 
 	got = mtData[documentCodex](t, mtGet(t, e.h, "/api/ap/document/codex"+q))
 	require.Equal(t, editor.CodexStored, got.Source)
-	require.Len(t, got.Entries, 11)
+	require.Len(t, got.Entries, 10)
 	require.Equal(t, "Варя", got.Entries[0].Name)
-	require.Equal(t, 28, got.Entries[0].Items) // with "Варина мать"
+	require.Equal(t, 30, got.Entries[0].Items) // with "Варина мать" and "Варвара"
 	places := mtData[documentCodex](t, mtGet(t, e.h, "/api/ap/document/codex"+q+"&kind=place"))
 	require.Len(t, places.Entries, 3)
 	mtFail(t, mtGet(t, e.h, "/api/ap/document/codex"+q+"&kind=planet"), http.StatusBadRequest,
@@ -113,10 +113,10 @@ func TestDocumentCodexEndpoints(t *testing.T) {
 	other := e.upload(t, sampleMarkdown(t))
 	imp := mtData[map[string]any](t, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/import",
 		map[string]any{"documentId": other.DocumentID, "markdown": md}))
-	require.EqualValues(t, 10, imp["added"])
+	require.EqualValues(t, 9, imp["added"])
 	imp = mtData[map[string]any](t, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/import",
 		map[string]any{"documentId": other.DocumentID, "codex": json.RawMessage(js), "replace": true}))
-	require.EqualValues(t, 10, imp["entries"])
+	require.EqualValues(t, 9, imp["entries"])
 	require.Equal(t, http.StatusBadRequest, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/import",
 		map[string]any{"documentId": other.DocumentID, "appendix": true}).Status, "the book has no appendix")
 
@@ -130,7 +130,7 @@ func TestDocumentCodexEndpoints(t *testing.T) {
 	h2 := New(Options{Store: e.st, Documents: docs2, Clock: func() time.Time { return dcNow }}).Handler()
 	again := mtData[documentCodex](t, mtGet(t, h2, "/api/ap/document/codex"+q))
 	require.Equal(t, editor.CodexStored, again.Source)
-	require.Len(t, again.Entries, 10)
+	require.Len(t, again.Entries, 9)
 
 	mtFail(t, mtGet(t, e.h, "/api/ap/document/codex?documentId=00000000-0000-4000-8000-000000000000"), http.StatusNotFound,
 		"Document not found: 00000000-0000-4000-8000-000000000000", `{}`)

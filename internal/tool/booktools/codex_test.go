@@ -23,7 +23,7 @@ func TestCodexTools(t *testing.T) {
 
 	res, v = call(t, r, ToolCodexBuild, `{}`)
 	require.False(t, res.IsError, res.Text)
-	require.EqualValues(t, 11, v["entries"])
+	require.EqualValues(t, 10, v["entries"])
 	res, v = call(t, r, ToolCodexBuild, `{"withModel": true}`)
 	require.False(t, res.IsError)
 	require.Contains(t, v["model"], "no model is configured", "says so instead of pretending")
