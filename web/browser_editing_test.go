@@ -207,6 +207,8 @@ func TestBrowserEditingABook(t *testing.T) {
 		t.Errorf("%v confirm cards are shown beside the approval card", n)
 	}
 	tb.shot("approval")
+	// The new chat is in the chat list while its first run waits.
+	tb.waitJS("the new chat listed", `document.querySelector('select.history').options.length === 2 && document.querySelector('select.history').value !== ''`, 10*time.Second)
 
 	tb.click(".card.approval .approve-all")
 	tb.waitJS("the answer", `[...document.querySelectorAll('.msg.assistant .content strong')].some(s => s.textContent === 'короче')`, 30*time.Second)

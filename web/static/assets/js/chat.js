@@ -138,6 +138,7 @@ export class ChatPanel {
         this.chatId = ev.chatId;
         localStorage.setItem(CHAT_KEY + this.docId, ev.chatId);
         this.agent.disabled = true;
+        this.loadHistory().catch(() => {}); // the new chat is listed while its first run goes on
         break;
       case 'run.start':
         this.setRunning(ev.runId);
