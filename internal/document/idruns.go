@@ -46,6 +46,16 @@ func ParseIDRuns(s string, n int) ([]int, error) {
 // ParseIDRunsUpTo is ParseIDRuns of runs holding at most n IDs.
 func ParseIDRunsUpTo(s string, n int) ([]int, error) { return parseIDRuns(s, n) }
 
+// ParseStoredIDs reads the item IDs a store keeps with a document row: the
+// current list of count IDs when the row is at its snapshot's revision
+// (current), else the snapshot's list, unique IDs below next.
+func ParseStoredIDs(s string, current bool, count, next int) ([]int, error) {
+	if current {
+		return ParseIDRuns(s, count)
+	}
+	return ParseIDRunsUpTo(s, next-1)
+}
+
 func parseIDRuns(s string, n int) ([]int, error) {
 	if s == "" {
 		return nil, nil

@@ -149,11 +149,7 @@ func documentRow(ctx context.Context, q queryRower, id string, withText bool, lo
 	d.CreatedAt, d.UpdatedAt = fromMillis(created), fromMillis(updated)
 	snap.NextItemID = d.NextItemID
 	if withText && d.NextItemID > 0 {
-		if d.Revision == snap.Revision {
-			d.ItemIDs, err = docmodel.ParseIDRuns(ids, d.ItemCount)
-		} else { // the snapshot's: unique IDs below its next ID
-			d.ItemIDs, err = docmodel.ParseIDRunsUpTo(ids, d.NextItemID-1)
-		}
+		d.ItemIDs, err = docmodel.ParseStoredIDs(ids, d.Revision == snap.Revision, d.ItemCount, d.NextItemID)
 		if err != nil {
 			return store.Document{}, snap, fmt.Errorf("document %q: %w", d.ID, err)
 		}
