@@ -1,7 +1,6 @@
 package document
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"time"
@@ -12,7 +11,7 @@ import (
 // a sibling, the separator before it instead.
 func (d *Document) deleteRange(it *Item) (int, int) {
 	prev, next := d.At(it.Index-1), d.At(it.Index+1)
-	gapEnd := len(d.src)
+	gapEnd := d.text.Len()
 	if next != nil {
 		gapEnd = next.Start
 	}
@@ -48,10 +47,10 @@ func (d *Document) skipBlankLines(end, limit int) int {
 	i := end
 	for i < limit {
 		j := i
-		for j < limit && d.src[j] != '\n' {
+		for j < limit && d.text.At(j) != '\n' {
 			j++
 		}
-		if !blankish(d.src[i:j]) && i != end {
+		if !blankish(d.text.Slice(i, j)) && i != end {
 			return i
 		}
 		if j >= limit {
@@ -69,10 +68,10 @@ func (d *Document) blankStart(floor, start int) int {
 	for i > floor {
 		j := i - 1 // the '\n' ending the previous line
 		k := j
-		for k > floor && d.src[k-1] != '\n' {
+		for k > floor && d.text.At(k-1) != '\n' {
 			k--
 		}
-		if !blankish(d.src[k:j]) {
+		if !blankish(d.text.Slice(k, j)) {
 			return j
 		}
 		i = k
@@ -83,18 +82,19 @@ func (d *Document) blankStart(floor, start int) int {
 // blankAfter reports whether the line after the one ending at end is blank
 // (or absent).
 func (d *Document) blankAfter(end int) bool {
+	n := d.text.Len()
 	i := end
-	for i < len(d.src) && d.src[i] != '\n' {
+	for i < n && d.text.At(i) != '\n' {
 		i++
 	}
-	if i >= len(d.src) {
+	if i >= n {
 		return true
 	}
 	j := i + 1
-	for j < len(d.src) && d.src[j] != '\n' {
+	for j < n && d.text.At(j) != '\n' {
 		j++
 	}
-	return blankish(d.src[i+1 : j])
+	return blankish(d.text.Slice(i+1, j))
 }
 
 // blankBefore reports whether the line before the one starting at start is
@@ -104,10 +104,10 @@ func (d *Document) blankBefore(start int) bool {
 		return true
 	}
 	k := start - 1
-	for k > 0 && d.src[k-1] != '\n' {
+	for k > 0 && d.text.At(k-1) != '\n' {
 		k--
 	}
-	return blankish(d.src[k : start-1])
+	return blankish(d.text.Slice(k, start-1))
 }
 
 func blankish(line []byte) bool {
@@ -122,15 +122,21 @@ func blankish(line []byte) bool {
 // apply validates a plan by re-parsing the window around it and commits it.
 func (d *Document) apply(p plan) (EditResult, error) {
 	k0, k1 := d.window(p)
-	winStart, winEnd := 0, len(d.src) // an empty document is one window
+	winStart, winEnd := 0, d.text.Len() // an empty document is one window
 	if k1 >= k0 {
 		winStart = min(d.tops[k0].Start, p.sp.Start)
 		winEnd = max(d.gapEnd(k1), p.sp.Start+len(p.sp.Old))
 	}
 	delta := len(p.sp.New) - len(p.sp.Old)
-	// bytes.Join allocates without zeroing: the source is copied once.
-	newSrc := bytes.Join([][]byte{d.src[:p.sp.Start], []byte(p.sp.New), d.src[p.sp.Start+len(p.sp.Old):]}, nil)
-	reg := d.parser.ParseRegion(newSrc, winStart, winEnd+delta)
+	// The edited source shares the pieces of this one: an edit copies its
+	// new bytes and the window it re-parses, never the whole book.
+	text := d.text.Splice(p.sp.Start, len(p.sp.Old), []byte(p.sp.New))
+	base := winStart
+	if base <= len(utf8BOM) {
+		base = 0 // the parser looks for front matter at the start of the source
+	}
+	win := text.Slice(base, min(text.Len(), winEnd+delta+2)) // and the line ending after the window
+	reg := d.parser.ParseWindow(win, base, winStart, winEnd+delta)
 	i0, i1 := d.itemsInTops(k0, k1)
 	v := validator{d: d, p: p, delta: delta, reg: reg, i0: i0, i1: i1, k0: k0}
 	if err := v.run(); err != nil {
@@ -142,7 +148,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 			res.MarkdownBefore = d.Markdown(p.target)
 		}
 		if n := v.newItem; n != nil {
-			res.MarkdownAfter = string(newSrc[n.Start:n.End])
+			res.MarkdownAfter = string(win[n.Start-base : n.End-base])
 		}
 		return res, nil
 	}
@@ -151,7 +157,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 	case OpReplace, OpDelete:
 		res.MarkdownBefore = d.Markdown(p.target)
 	}
-	d.commit(newSrc, &v, k0, k1)
+	d.commit(text, &v, k0, k1)
 	if n := v.newItem; n != nil {
 		res.Pointer = n.Pointer()
 		res.MarkdownAfter = d.Markdown(n)
@@ -184,10 +190,10 @@ func (d *Document) window(p plan) (int, int) {
 // block or fence at the end of the book).
 func (d *Document) gapEnd(k int) int {
 	if k+1 >= len(d.tops) {
-		return len(d.src)
+		return d.text.Len()
 	}
 	e := max(d.tops[k].End, d.tops[k+1].Start-1)
-	if e > d.tops[k].End && d.src[e-1] == '\r' {
+	if e > d.tops[k].End && d.text.At(e-1) == '\r' {
 		e--
 	}
 	return e
@@ -207,7 +213,7 @@ func (d *Document) itemsInTops(k0, k1 int) (int, int) {
 }
 
 // commit swaps the validated window into the document.
-func (d *Document) commit(newSrc []byte, v *validator, k0, k1 int) {
+func (d *Document) commit(text Text, v *validator, k0, k1 int) {
 	repl := v.result()
 	dTop := len(v.reg.Tops) - (k1 - k0 + 1)
 	tail := d.items[v.i1:]
@@ -235,7 +241,10 @@ func (d *Document) commit(newSrc []byte, v *validator, k0, k1 int) {
 	for _, it := range repl {
 		d.byID[it.ID] = it
 	}
-	d.src, d.items, d.tops = newSrc, items, tops
+	d.text, d.items, d.tops = text, items, tops
+	if len(d.text.parts) > maxPieces {
+		d.text = TextOf(d.text.Bytes())
+	}
 	from, _ := d.sectionBounds(v.i0)
 	_, to := d.sectionBounds(max(v.i0, v.i0+len(repl)-1))
 	d.relabel(from, to)

@@ -28,10 +28,10 @@ func (d *Document) ItemHashes() []uint64 {
 	for i := range out {
 		if d.lazy != nil {
 			_, start, end, _, _ := d.lazy.rec(i)
-			if start > end || end > len(d.src) {
-				panic(corrupt("item %d spans %d..%d of %d bytes", i, start, end, len(d.src)))
+			if start > end || end > d.text.Len() {
+				panic(corrupt("item %d spans %d..%d of %d bytes", i, start, end, d.text.Len()))
 			}
-			out[i] = ItemHash(d.src[start:end])
+			out[i] = ItemHash(d.text.Slice(start, end))
 		} else {
 			out[i] = ItemHash(d.MarkdownBytes(d.items[i]))
 		}

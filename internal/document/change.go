@@ -63,9 +63,9 @@ func (d *Document) ChangeSince(since int) (Change, bool) {
 	// after the last, are the same before and after all of them: what lies
 	// between, in the source now, with the edits undone newest first, is
 	// the source before.
-	lo, tail := len(d.src), len(d.src)
+	lo, tail := d.text.Len(), d.text.Len()
 	ilo, itail := d.Len(), d.Len()
-	size, count := len(d.src), d.Len()
+	size, count := d.text.Len(), d.Len()
 	for k := len(cs) - 1; k >= 0; k-- {
 		c := cs[k].Change
 		lo = min(lo, c.Text.Start)
@@ -75,7 +75,7 @@ func (d *Document) ChangeSince(since int) (Change, bool) {
 		itail = min(itail, count-c.At-len(c.IDs))
 		count += c.Old - len(c.IDs)
 	}
-	now := d.src[lo : len(d.src)-tail]
+	now := d.text.Slice(lo, d.text.Len()-tail)
 	old := string(now)
 	for k := len(cs) - 1; k >= 0; k-- {
 		t := cs[k].Text

@@ -16,7 +16,6 @@
 package document
 
 import (
-	"bytes"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -29,20 +28,24 @@ import (
 type Region struct {
 	Items []*Item
 	Tops  []Span
-	// Src is the source the region was parsed from.
-	Src []byte
+	// Src is the source the region was parsed from, from offset Base on.
+	Src  []byte
+	Base int
 }
 
 // Parser parses a region of a source. The region [start, end) always starts
 // at the beginning of a top-level block (or of the source) and ends at the
-// end of one; offsets in the result are absolute.
+// end of one; offsets in the result are absolute. win holds the source
+// from offset base on (base <= start), at least through end and the line
+// ending after it, or to the end of the source; base is 0 whenever start
+// is at the start of the source (or just after a byte order mark).
 type Parser interface {
-	ParseRegion(src []byte, start, end int) Region
+	ParseWindow(win []byte, base, start, end int) Region
 }
 
 // Document is a parsed book.
 type Document struct {
-	src      []byte
+	text     Text // the source
 	items    []*Item
 	byID     map[int]*Item
 	tops     []Span
@@ -67,7 +70,7 @@ type Document struct {
 // assigned 1..N in document order (RestoreIDs can replace them with those
 // of an earlier instance) and labels computed.
 func New(src []byte, r Region, p Parser) *Document {
-	d := &Document{src: src, tops: r.Tops, parser: p, nextID: 1, nextCont: 1}
+	d := &Document{text: TextOf(src), tops: r.Tops, parser: p, nextID: 1, nextCont: 1}
 	d.items = r.Items
 	d.byID = make(map[int]*Item, len(r.Items))
 	for i, it := range d.items {
@@ -88,7 +91,21 @@ func New(src []byte, r Region, p Parser) *Document {
 func (d *Document) Parser() Parser { return d.parser }
 
 // Source returns the current source bytes. The slice must not be modified.
-func (d *Document) Source() []byte { return d.src }
+// After edits the source is held in pieces (Text); the first call joins
+// them (one copy of the book), so a caller that can take the pieces
+// (SourceText) should.
+func (d *Document) Source() []byte {
+	if len(d.text.parts) > 1 {
+		d.text = TextOf(d.text.Bytes())
+	}
+	return d.text.Bytes()
+}
+
+// SourceText returns the current source as it is held, without copying.
+func (d *Document) SourceText() Text { return d.text }
+
+// Size returns the length of the source in bytes.
+func (d *Document) Size() int { return d.text.Len() }
 
 // Version counts applied edits; it changes whenever the source changes.
 func (d *Document) Version() int { return d.version }
@@ -125,7 +142,7 @@ func (d *Document) item(i int) *Item {
 	if it := d.built[i]; it != nil {
 		return it
 	}
-	it := d.lazy.item(i, d.src)
+	it := d.lazy.item(i, d.text.Bytes())
 	d.built[i] = it
 	return it
 }
@@ -160,7 +177,7 @@ func (d *Document) TextAt(i int) string {
 		if it := d.built[i]; it != nil {
 			return it.Text
 		}
-		_, text := d.lazy.text(i, d.src)
+		_, text := d.lazy.text(i, d.text.Bytes())
 		return text
 	}
 	return d.items[i].Text
@@ -180,7 +197,7 @@ func (d *Document) EachText(f func(id int, text string)) {
 			f(it.ID, it.Text)
 			continue
 		}
-		f(d.lazy.text(i, d.src))
+		f(d.lazy.text(i, d.text.Bytes()))
 	}
 }
 
@@ -234,7 +251,7 @@ func (d *Document) force() {
 	d.tops = make([]Span, len(f.tops)/8)
 	for k := range d.tops {
 		d.tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
-		if t := d.tops[k]; t.Start > t.End || t.End > len(d.src) {
+		if t := d.tops[k]; t.Start > t.End || t.End > d.text.Len() {
 			panic(corrupt("top-level block %d spans %d..%d", k, t.Start, t.End))
 		}
 	}
@@ -245,11 +262,11 @@ func (d *Document) force() {
 }
 
 // Markdown returns the item's exact source bytes as a string.
-func (d *Document) Markdown(it *Item) string { return string(d.src[it.Start:it.End]) }
+func (d *Document) Markdown(it *Item) string { return string(d.text.Slice(it.Start, it.End)) }
 
-// MarkdownBytes returns the item's source bytes without copying; the slice
-// must not be modified and is invalid after the next edit.
-func (d *Document) MarkdownBytes(it *Item) []byte { return d.src[it.Start:it.End] }
+// MarkdownBytes returns the item's source bytes, without copying unless
+// they lie in several pieces of the source; the slice must not be modified.
+func (d *Document) MarkdownBytes(it *Item) []byte { return d.text.Slice(it.Start, it.End) }
 
 // Tops returns the spans of the top-level blocks.
 func (d *Document) Tops() []Span {
@@ -320,14 +337,14 @@ func (d *Document) labelIndex() map[string]*Item {
 // looking at the next line break; the document's first line break decides
 // when there is none after i.
 func (d *Document) lineEnding(i int) string {
-	i = min(i, len(d.src))
-	if j := bytes.IndexByte(d.src[i:], '\n'); j >= 0 {
-		if j > 0 && d.src[i+j-1] == '\r' {
+	i = min(i, d.text.Len())
+	if j := d.text.IndexByte(i, '\n'); j >= 0 {
+		if j > i && d.text.At(j-1) == '\r' {
 			return "\r\n"
 		}
 		return "\n"
 	}
-	if j := bytes.IndexByte(d.src, '\n'); j > 0 && d.src[j-1] == '\r' {
+	if j := d.text.IndexByte(0, '\n'); j > 0 && d.text.At(j-1) == '\r' {
 		return "\r\n"
 	}
 	return "\n"

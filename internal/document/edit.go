@@ -280,15 +280,15 @@ func (d *Document) Append(markdown string) (EditResult, error) {
 	if err := d.editable(); err != nil {
 		return EditResult{}, err
 	}
-	end := len(d.src)
+	end := d.text.Len()
 	le := d.lineEnding(end)
 	text, err := compose(markdown, Shape{}, 0, le)
 	if err != nil {
 		return EditResult{}, err
 	}
 	lead := ""
-	if content := bytes.TrimPrefix(d.src, utf8BOM); len(content) > 0 {
-		if content[len(content)-1] != '\n' {
+	if n := d.text.Len(); n > 0 && !(n == len(utf8BOM) && bytes.Equal(d.text.Bytes(), utf8BOM)) {
+		if d.text.At(n-1) != '\n' {
 			lead = le
 		}
 		if !d.lastLineBlank() {
@@ -315,12 +315,12 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // lastLineBlank reports whether the source's last line (terminated or not)
 // is blank.
 func (d *Document) lastLineBlank() bool {
-	end := len(d.src)
-	if end > 0 && d.src[end-1] == '\n' {
+	end := d.text.Len()
+	if end > 0 && d.text.At(end-1) == '\n' {
 		end--
 	}
-	start := bytes.LastIndexByte(d.src[:end], '\n') + 1
-	return blankish(d.src[start:end])
+	start := d.text.LastIndexByte(end, '\n') + 1
+	return blankish(d.text.Slice(start, end))
 }
 
 // lastInListItem returns the last item inside the list item that it opens.
@@ -363,7 +363,7 @@ func (d *Document) Delete(ptr string) (EditResult, error) {
 	}
 	start, end := d.deleteRange(it)
 	p := plan{op: OpDelete, target: it, remove: it.Index, insert: -1, top: it.Top,
-		sp: Splice{Start: start, Old: string(d.src[start:end])}}
+		sp: Splice{Start: start, Old: string(d.text.Slice(start, end))}}
 	return d.apply(p)
 }
 

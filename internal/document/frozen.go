@@ -61,8 +61,8 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 	if d.lazy != nil { // unchanged since decoded: its encoding
 		return [][]byte{d.lazy.data}, nil
 	}
-	if len(d.src) >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
-		return nil, fmt.Errorf("document too large to encode (%d bytes)", len(d.src))
+	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
+		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
 	e := encoder{d: d, blob: []byte{0}} // offset 0 is never a reference
 	maxID := 0
@@ -96,7 +96,7 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 	head = append(head, frozenMagic...)
 	sections := [][]byte{recs, tops, idTable, labels, e.blob}
 	off := 4 * headerWords
-	for _, v := range []int{frozenVersion, n, len(d.tops), d.nextID, d.nextCont, len(d.src), maxID + 1} {
+	for _, v := range []int{frozenVersion, n, len(d.tops), d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
 		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
 	for _, s := range sections[:len(sections)-1] {
@@ -213,7 +213,7 @@ func Decode(src, data []byte, p Parser) (*Document, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	return &Document{src: src, parser: p, nextID: int(w[4]), nextCont: int(w[5]), lazy: f, built: map[int]*Item{}}, nil
+	return &Document{text: TextOf(src), parser: p, nextID: int(w[4]), nextCont: int(w[5]), lazy: f, built: map[int]*Item{}}, nil
 }
 
 // decodeHeader splits the encoding into its sections.

@@ -62,7 +62,7 @@ func (d *Document) Undo() (JournalEntry, error) {
 
 func (d *Document) undoPlan(e JournalEntry) (plan, error) {
 	sp := Splice{Start: e.Splice.Start, Old: e.Splice.New, New: e.Splice.Old}
-	if sp.Start+len(sp.Old) > len(d.src) || string(d.src[sp.Start:sp.Start+len(sp.Old)]) != sp.Old {
+	if sp.Start+len(sp.Old) > d.text.Len() || string(d.text.Slice(sp.Start, sp.Start+len(sp.Old))) != sp.Old {
 		return plan{}, fmt.Errorf("%w: the source no longer matches the journal", ErrStructure)
 	}
 	p := plan{op: undoOp(e.Op), sp: sp, remove: -1, insert: -1, noJournal: true}

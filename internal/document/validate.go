@@ -174,11 +174,11 @@ func (v *validator) name(it *Item) string {
 
 // describe names a re-parsed item by kind and an excerpt of its Markdown.
 func (v *validator) describe(g *Item) string {
-	src := v.reg.Src
-	if g.End > len(src) || g.Start < 0 || g.Start > g.End {
+	src, base := v.reg.Src, v.reg.Base
+	if g.End-base > len(src) || g.Start < base || g.Start > g.End {
 		return kindName(g)
 	}
-	md := strings.TrimSpace(string(src[g.Start:g.End]))
+	md := strings.TrimSpace(string(src[g.Start-base : g.End-base]))
 	return fmt.Sprintf("%s %q", kindName(g), excerpt(md, 60))
 }
 

@@ -35,7 +35,7 @@ func Parse(src []byte) *document.Document {
 	p := &Parser{}
 	reg, ok := parseParts(src)
 	if !ok {
-		reg = p.parseRegion(src, 0, len(src), true)
+		reg = p.parseRegion(src, 0, 0, len(src), true)
 	}
 	return document.New(src, reg, p)
 }
@@ -56,29 +56,35 @@ func textStart(src []byte) int {
 // returns items and top-level spans in absolute offsets. Front matter is
 // recognised only at offset 0 (after a byte order mark, if any).
 func (p *Parser) ParseRegion(src []byte, start, end int) document.Region {
-	return p.parseRegion(src, start, end, false)
+	return p.parseRegion(src, 0, start, end, false)
 }
 
-// parseRegion is ParseRegion; with shared, texts that are pieces of src
+// ParseWindow is ParseRegion of a source of which win holds the bytes
+// from offset base on (document.Parser).
+func (p *Parser) ParseWindow(win []byte, base, start, end int) document.Region {
+	return p.parseRegion(win, base, start, end, false)
+}
+
+// parseRegion is ParseWindow; with shared, texts that are pieces of src
 // refer to it instead of copying it (see builder.shared).
-func (p *Parser) parseRegion(src []byte, start, end int, shared bool) (reg document.Region) {
+func (p *Parser) parseRegion(src []byte, off, start, end int, shared bool) (reg document.Region) {
 	base := start
-	if start == 0 || start == textStart(src) {
+	if off == 0 && (start == 0 || start == textStart(src)) {
 		front := p.frontMatterOnly(src, end)
 		reg, base = front.Region, front.base
 	}
-	reg.Src = src
+	reg.Src, reg.Base = src, off
 	// Parse through the final line ending, exactly as the full parse saw
 	// the line (goldmark treats a last line without one slightly
 	// differently); spans never include it.
 	stop := end
-	if stop < len(src) && src[stop] == '\r' {
+	if stop-off < len(src) && src[stop-off] == '\r' {
 		stop++
 	}
-	if stop < len(src) && src[stop] == '\n' {
+	if stop-off < len(src) && src[stop-off] == '\n' {
 		stop++
 	}
-	items, tops, refs := parseBlocks(src[base:stop], base, p.refs, shared)
+	items, tops, refs := parseBlocks(src[base-off:stop-off], base, p.refs, shared)
 	if p.refs == nil {
 		p.refs = refs
 	}
