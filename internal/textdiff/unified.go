@@ -19,11 +19,23 @@ const noNewline = "\n\\ No newline at end of file\n"
 // A line without a final newline is followed by "\ No newline at end of
 // file". Unified returns "" when old and new are equal.
 func Unified(oldName, newName string, old, new []byte, context int) string {
+	return UnifiedPart(oldName, newName, old, new, context, 0)
+}
+
+// UnifiedPart is Unified of two texts given by the parts old and new that
+// hold every difference between them: before the parts both texts have the
+// same lines (skipped counts them), after them the same bytes, and each
+// part starts at the start of a line and ends at the end of one (or of its
+// text). So that the hunks are those of the whole texts, each part must
+// hold at least context unchanged lines before the first difference and
+// after the last one, unless it starts or ends with its text.
+func UnifiedPart(oldName, newName string, old, new []byte, context, skipped int) string {
 	if bytes.Equal(old, new) {
 		return ""
 	}
 	context = min(max(context, 0), math.MaxInt32) // 2*context cannot overflow
 	w := newWindow(old, new, context)
+	w.base += skipped
 	cs := w.changes()
 	if len(cs) == 0 {
 		return ""
