@@ -145,11 +145,15 @@ func (c *Cache) StateMatches(state []byte) bool {
 type Sections [NumSections][][]byte
 
 // Encode returns the parts of the file of a cache for the book version b
-// (its SHA-256 given, or computed from src when zero), written with the
-// state file bytes state.
-func Encode(b Book, src, state []byte, secs Sections) [][]byte {
+// (its SHA-256 given, or computed from src, the book's bytes in pieces,
+// when zero), written with the state file bytes state.
+func Encode(b Book, src [][]byte, state []byte, secs Sections) [][]byte {
 	if b.SHA == [32]byte{} {
-		b.SHA = sha256.Sum256(src)
+		h := sha256.New()
+		for _, p := range src {
+			h.Write(p)
+		}
+		h.Sum(b.SHA[:0])
 	}
 	head := make([]byte, headerSize)
 	copy(head, magic)
@@ -182,21 +186,26 @@ func Encode(b Book, src, state []byte, secs Sections) [][]byte {
 	return parts
 }
 
-// Write writes the cache of the book file at path for the version src
-// (atomically, but not fsynced: a cache torn by a crash fails its checksums),
+// Write writes the cache of the book file at path for the version src,
+// given as the pieces that, one after the other, are its bytes (atomically, but not fsynced: a cache torn by a crash fails its checksums),
 // which the caller read from it and whose state file it wrote as state;
 // sha is the SHA-256 of src when known (else zero). The modification time
 // is the file's now: should the file have changed since src was read, the
 // checksum will not match and the cache is never used.
-func Write(path string, src []byte, sha [32]byte, state []byte, secs Sections) error {
+func Write(path string, src [][]byte, sha [32]byte, state []byte, secs Sections) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	if fi.Size() != int64(len(src)) {
+	size, sum := int64(0), uint32(0)
+	for _, p := range src {
+		size += int64(len(p))
+		sum = crc32.Update(sum, crc32.IEEETable, p)
+	}
+	if fi.Size() != size {
 		return fmt.Errorf("%s changed while aite read it", path)
 	}
-	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: Checksum(src), SHA: sha}
+	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: sum, SHA: sha}
 	return writeParts(CachePath(path), Encode(b, src, state, secs), false)
 }
 

@@ -26,7 +26,7 @@ func testCache(t *testing.T) []byte {
 	idx, err := search.Build(d).Encode()
 	require.NoError(t, err)
 	b := Book{Size: int64(len(testSrc)), Mtime: 42, Sum: Checksum(testSrc)}
-	return bytes.Join(Encode(b, testSrc, testState, Sections{{doc}, {idx[:5], idx[5:]}, {{0}}}), nil)
+	return bytes.Join(Encode(b, [][]byte{testSrc}, testState, Sections{{doc}, {idx[:5], idx[5:]}, {{0}}}), nil)
 }
 
 func TestEncodeDecode(t *testing.T) {
@@ -74,14 +74,14 @@ func TestOpen(t *testing.T) {
 	require.NoError(t, err)
 	idx, err := search.Build(d).Encode()
 	require.NoError(t, err)
-	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, Sections{{doc}, {idx}, nil}))
+	require.NoError(t, Write(path, [][]byte{testSrc[:7], testSrc[7:]}, [32]byte{}, testState, Sections{{doc}, {idx}, nil}))
 	o, err := Open(path)
 	require.NoError(t, err)
 	require.Equal(t, d.At(1).Text, o.Doc.At(1).Text)
 	require.Equal(t, []int{d.At(1).ID}, o.Index.ItemsMatching([]string{"Варя"}))
 
 	// A cache without an index, completed by KeepIndex.
-	require.NoError(t, Write(path, testSrc, [32]byte{}, testState, Sections{{doc}, nil, nil}))
+	require.NoError(t, Write(path, [][]byte{testSrc}, [32]byte{}, testState, Sections{{doc}, nil, nil}))
 	o, err = Open(path)
 	require.NoError(t, err)
 	require.Nil(t, o.Index)

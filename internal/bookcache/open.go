@@ -70,7 +70,7 @@ func (o *Opened) KeepIndex(x *search.Index) error {
 	}
 	c := o.cache
 	secs := Sections{SecDocument: {c.Sections[SecDocument]}, SecIndex: parts, SecParser: {c.Sections[SecParser]}}
-	return Write(o.path, o.src, c.Book.SHA, o.state, secs)
+	return Write(o.path, [][]byte{o.src}, c.Book.SHA, o.state, secs)
 }
 
 // mapFile maps a regular file read-only (an empty one is an empty slice).

@@ -106,5 +106,5 @@ func writeCache(path string, d *document.Document, x *search.Index, sha string, 
 	if b, err := hex.DecodeString(sha); err == nil && len(b) == len(sum) {
 		copy(sum[:], b)
 	}
-	return bookcache.Write(path, d.Source(), sum, state.raw, secs)
+	return bookcache.Write(path, d.SourceText().Parts(), sum, state.raw, secs)
 }

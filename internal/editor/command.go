@@ -120,14 +120,12 @@ func writeLog(book string, l commandLog) error {
 
 // record appends a command to the book file's journal; ids is the record
 // of the version before (nil when unknown).
-func record(book, label string, before, after []byte, ids *idRecord, edits int, now time.Time) error {
+func record(book string, c CommandRecord, ids *idRecord) error {
 	l, err := readLog(book)
 	if err != nil {
 		return err
 	}
-	c := CommandRecord{Label: label, Time: now, Before: digest(before), After: digest(after),
-		Change: change(before, after), Edits: edits}
-	if ids != nil && ids.matches(before, c.Before) {
+	if ids != nil && ids.sha == c.Before {
 		c.IDs, c.NextID = document.FormatIDRuns(ids.ids), ids.next
 	}
 	l.Commands = append(l.Commands, c)

@@ -28,7 +28,6 @@ import (
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
 	"github.com/aitexteditor/aite/internal/search"
-	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // Errors of the session.
@@ -50,7 +49,7 @@ type book struct {
 	doc        *document.Document
 	index      *search.Index // built on first use
 	reg        *cursor.Registry
-	saved      []byte // the source as last read or saved
+	saved      document.Text // the source as last read or saved
 	savedVer   int
 	savedEdits int // journal length at the last save
 	// rec is the ID record of the file at path as last read or saved (nil
@@ -119,7 +118,7 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		return BookInfo{}, err
 	}
 	old, rerr := readRecord(path)
-	b := &book{id: path, path: path, saved: src}
+	b := &book{id: path, path: path, saved: document.TextOf(src)}
 	c := loadCache(path, src, mtime, old)
 	sha := ""
 	b.cached = c != nil
@@ -226,7 +225,7 @@ func newBook(id, path string, src []byte) *book {
 // bookOf wraps a parsed document. The cursors are made here and the search
 // index on first use, so both see the document's final IDs.
 func bookOf(id, path string, src []byte, d *document.Document) *book {
-	return &book{id: id, path: path, doc: d, reg: cursor.NewRegistry(d), saved: src}
+	return &book{id: id, path: path, doc: d, reg: cursor.NewRegistry(d), saved: document.TextOf(src)}
 }
 
 // Close drops a book from the session (unsaved edits are lost). For a book
@@ -267,7 +266,7 @@ func (s *Session) Books() []BookInfo {
 }
 
 func (b *book) info() BookInfo {
-	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: len(b.doc.Source()),
+	return BookInfo{ID: b.id, Path: b.path, Items: b.doc.Len(), Bytes: b.doc.Size(),
 		Version: b.doc.Version(), Edits: len(b.doc.Journal()), Dirty: b.doc.Version() != b.savedVer,
 		Unsaved: max(0, len(b.doc.Journal())-b.savedEdits), IDs: b.origin, NewIDs: b.newIDs, Warning: b.warning,
 		Cached: b.cached}
@@ -366,15 +365,15 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if path == "" {
 			return fmt.Errorf("%w: book %q has no file; give a path to save it to", ErrIO, id)
 		}
-		src := b.doc.Source()
-		res = SaveResult{Path: path, Bytes: len(src)}
+		src := b.doc.SourceText()
+		res = SaveResult{Path: path, Bytes: src.Len()}
 		if !opt.Force && path == b.path && b.doc.Version() == b.savedVer {
 			return nil
 		}
 		if err := checkWritable(path, opt.ForceReadOnly); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(path, src, atomicfile.Options{Backup: opt.Backup}); err != nil {
+		if err := atomicfile.WriteParts(path, src.Parts(), atomicfile.Options{Backup: opt.Backup}); err != nil {
 			return fmt.Errorf("%w: %w", ErrIO, err)
 		}
 		res.Written = true
@@ -389,7 +388,9 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		own := path == b.path || b.path == ""
 		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits
-			if err := record(path, opt.Record, b.saved, src, b.rec, max(edits, 0), time.Now()); err != nil {
+			c := CommandRecord{Label: opt.Record, Time: time.Now(), Before: b.savedDigest(), After: rec.sha,
+				Change: changeOf(b.saved, src, b.spanOf()), Edits: max(edits, 0)}
+			if err := record(path, c, b.rec); err != nil {
 				return err
 			}
 		}
@@ -423,7 +424,7 @@ func (s *Session) Diff(id string) (string, error) {
 	var out string
 	err := s.with(id, func(b *book) error {
 		name := strings.TrimLeft(filepath.ToSlash(filepath.Clean(b.id)), "/")
-		out = textdiff.Unified("a/"+name, "b/"+name, b.saved, b.doc.Source(), 3)
+		out = unifiedDiff("a/"+name, "b/"+name, b.saved, b.doc.SourceText(), b.spanOf(), 3)
 		return nil
 	})
 	return out, err

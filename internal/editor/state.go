@@ -68,10 +68,10 @@ type idRecord struct {
 // sha is the SHA-256 of the source in hex, computed when "".
 func recordOf(d *document.Document, sha string) *idRecord {
 	if sha == "" {
-		sha = digest(d.Source())
+		sha = digestText(d.SourceText())
 	}
 	ids, next := d.ItemIDs()
-	return &idRecord{sha: sha, size: len(d.Source()), ids: ids, next: next, hashes: d.ItemHashes()}
+	return &idRecord{sha: sha, size: d.Size(), ids: ids, next: next, hashes: d.ItemHashes()}
 }
 
 // matches reports whether the record describes exactly these bytes.

@@ -1,0 +1,96 @@
+package editor
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/textdiff"
+)
+
+// A book's source after edits is held in pieces (document.Text): what the
+// editor does with the versions of a book — write, hash, diff, journal —
+// it does on the pieces, so an edit of a big book never joins it.
+
+// digestText is digest of the bytes of t.
+func digestText(t document.Text) string {
+	h := sha256.New()
+	for _, p := range t.Parts() {
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// span is where two versions of a source differ: before[lo:oldEnd] became
+// after[lo:newEnd]; the bytes before lo and after the ends are the same.
+type span struct{ lo, oldEnd, newEnd int }
+
+// spanOf returns where the book's source differs from the one last read or
+// saved, from the document's own record of its edits; the whole source
+// when that record does not reach back so far.
+func (b *book) spanOf() span {
+	if c, ok := b.doc.ChangeSince(b.savedVer); ok {
+		return span{c.Text.Start, c.Text.Start + len(c.Text.Old), c.Text.Start + len(c.Text.New)}
+	}
+	return span{0, b.saved.Len(), b.doc.Size()}
+}
+
+// changeOf is change(before, after), given a span that holds every
+// difference: it compares only from the span's ends on.
+func changeOf(before, after document.Text, sp span) Change {
+	if sp.lo == 0 && sp.oldEnd == before.Len() && sp.newEnd == after.Len() {
+		return change(before.Bytes(), after.Bytes())
+	}
+	nb, na := before.Len(), after.Len()
+	p := sp.lo
+	for p < nb && p < na && before.At(p) == after.At(p) {
+		p++
+	}
+	s := min(nb-sp.oldEnd, nb-p, na-p) // the same bytes after the span
+	for s < nb-p && s < na-p && before.At(nb-1-s) == after.At(na-1-s) {
+		s++
+	}
+	return Change{Start: p, Old: append([]byte{}, before.Slice(p, nb-s)...), New: append([]byte{}, after.Slice(p, na-s)...)}
+}
+
+// unifiedDiff is textdiff.Unified of two versions of a source that differ
+// only inside sp, computed on the lines around the span.
+func unifiedDiff(oldName, newName string, before, after document.Text, sp span, context int) string {
+	// From the start of the line context+1 lines before the span's line,
+	// to the end of the line context+1 lines after its end.
+	a := before.LastIndexByte(sp.lo, '\n') + 1
+	for range context + 1 {
+		if a == 0 {
+			break
+		}
+		a = before.LastIndexByte(a-1, '\n') + 1
+	}
+	e := sp.oldEnd
+	for range context + 2 {
+		i := before.IndexByte(e, '\n')
+		if i < 0 {
+			e = before.Len()
+			break
+		}
+		e = i + 1
+	}
+	lines := 0 // before a
+	for off, p := 0, 0; off < a; p++ {
+		piece := before.Parts()[p]
+		n := min(len(piece), a-off)
+		lines += bytes.Count(piece[:n], []byte{'\n'})
+		off += n
+	}
+	return textdiff.UnifiedPart(oldName, newName, before.Slice(a, e), after.Slice(a, e+sp.newEnd-sp.oldEnd), context, lines)
+}
+
+// savedDigest is digest of the source as last read or saved: the SHA-256
+// its ID record holds (the record is made of that very version when the
+// book is read or saved), else computed.
+func (b *book) savedDigest() string {
+	if b.rec != nil && b.rec.sha != "" && b.rec.size == b.saved.Len() {
+		return b.rec.sha
+	}
+	return digestText(b.saved)
+}
