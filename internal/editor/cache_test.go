@@ -114,6 +114,29 @@ func TestCacheFollowsSaves(t *testing.T) {
 	require.True(t, info.Cached)
 }
 
+// An edit of a book whose cache holds the search index (decoded, then
+// changed by the edit) saves an index of the edited book: the next command
+// searches the new text, not the old one, as a parse of it would.
+func TestCachedIndexFollowsEdits(t *testing.T) {
+	path, _ := sampleBook(t)
+	openView(t, path) // parses; its searches build the index
+	_, info := openView(t, path)
+	require.True(t, info.Cached)
+	s, _ := reopen(t, path)
+	_, err := s.Edit(path, document.OpReplace, "1.p1", "Профессор Варя, а не часы и не башня.")
+	require.NoError(t, err)
+	_, err = s.Edit(path, document.OpInsertAfter, "1.p1", "Звёздочкин заходит к Варе.")
+	require.NoError(t, err)
+	want := readerView(t, s, path)
+	_, err = s.Save(path, SaveOptions{Record: "test"})
+	require.NoError(t, err)
+	require.NoError(t, s.Close(path))
+	got, info := openView(t, path)
+	require.True(t, info.Cached)
+	require.Equal(t, want, got)
+	require.Equal(t, referenceView(t, path), got)
+}
+
 // Whatever happened to the book, its state or its cache, a command sees
 // exactly what it would see without a cache.
 func TestCacheIsNeverTrusted(t *testing.T) {

@@ -12,6 +12,7 @@ func (s *Session) Edit(id string, op document.Op, ptr, markdown string) (documen
 	var res document.EditResult
 	err := s.with(id, func(b *book) error {
 		var err error
+		b.readyIndex()
 		switch op {
 		case document.OpReplace:
 			res, err = b.doc.ReplaceText(ptr, markdown)
@@ -47,6 +48,15 @@ func (s *Session) PreviewEdit(id string, op document.Op, ptr, markdown string) (
 	return res, err
 }
 
+// readyIndex readies a current index for an edit: one decoded from the
+// cache turns into an ordinary one while the document still holds the
+// texts it was made of (search.Index.Update).
+func (b *book) readyIndex() {
+	if b.index != nil && b.index.Version() == b.doc.Version() {
+		b.index.Update(b.doc)
+	}
+}
+
 // reindex brings an index that was current before one edit up to date.
 func (b *book) reindex(ids ...int) {
 	if b.index != nil && b.index.Version() == b.doc.Version()-1 {
@@ -66,6 +76,7 @@ func (s *Session) Undo(id string, n int) ([]document.JournalEntry, error) {
 			return fmt.Errorf("%w: only %d edits to undo (asked for %d)", document.ErrNothingToUndo, have, n)
 		}
 		for i := 0; i < n; i++ {
+			b.readyIndex()
 			e, err := b.doc.Undo()
 			if err != nil {
 				return err

@@ -80,7 +80,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	if n := len(items); n > 0 {
 		maxID = items[n-1].id
 	}
-	x.doc, x.version, x.fz = d, d.Version(), nil
+	x.doc, x.version, x.fz, x.thawed, x.own = d, d.Version(), nil, nil, nil
 	x.post, x.items, x.nItems, x.total = nil, make([]entry, maxID+1), 0, 0
 
 	chunks := make([]chunk, workers)

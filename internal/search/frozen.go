@@ -320,6 +320,19 @@ func (x *Index) postingsOf(t termID) []posting {
 	if x.fz != nil {
 		return x.fz.postings(t)
 	}
+	if x.thawed != nil && int(t) < len(x.own) && !x.own[t] {
+		return x.thawed.postings(t)
+	}
+	return x.post[t]
+}
+
+// ownPostings returns a term's postings for a change, decoding them from
+// the encoding the index was thawed from the first time. The caller holds
+// the write lock.
+func (x *Index) ownPostings(t termID) []posting {
+	if x.thawed != nil && int(t) < len(x.own) && !x.own[t] {
+		x.post[t], x.own[t] = x.thawed.postings(t), true
+	}
 	return x.post[t]
 }
 
@@ -343,8 +356,9 @@ func (x *Index) textOf(id int32) string {
 	return x.items[id].text
 }
 
-// thaw turns a decoded index into an ordinary one, so that it can change.
-// The caller holds the write lock.
+// thaw turns a decoded index into an ordinary one, so that it can change;
+// the postings stay in the encoding until a change needs them
+// (ownPostings). The caller holds the write lock.
 func (x *Index) thaw() {
 	f := x.fz
 	if f == nil {
@@ -353,12 +367,11 @@ func (x *Index) thaw() {
 	lex := newLexicon()
 	lex.stems = make([]string, f.nTerms)
 	lex.counts = make([]int32, f.nTerms)
-	x.post = make([][]posting, f.nTerms)
+	x.post, x.thawed, x.own = make([][]posting, f.nTerms), f, make([]bool, f.nTerms)
 	for t := range f.nTerms {
 		stem := strings.Clone(f.stem(termID(t)))
 		lex.stems[t] = stem
 		lex.terms[stem] = termID(t)
-		x.post[t] = f.postings(termID(t))
 	}
 	v := f.voc
 	for i := range v.len() {

@@ -154,3 +154,44 @@ func TestBuildOnADecodedDocument(t *testing.T) {
 		})
 	}
 }
+
+// A decoded index updated before its document's edits (as the editor
+// does) thaws keeping the postings of the terms no edit touched in its
+// encoding: it answers, and encodes, what a build of the edited book does.
+// One updated only after its document changed cannot know the texts before
+// and is built again.
+func TestEditDecodedIndex(t *testing.T) {
+	edit := func(d *document.Document, i int) int {
+		r, err := d.ReplaceText(d.At(i).Pointer().String(), fmt.Sprintf("Правка %d: Симонов, Ерофеич и новые часы-ходики.", i))
+		require.NoError(t, err)
+		return r.Pointer.ID
+	}
+	late := decodedIndex(t, Build(markdown.Parse(example(t))))
+	id := edit(late.doc, 5)
+	late.Update(late.doc, id)
+	requireSameAsReference(t, late.doc, late, true)
+	sameAnswers(t, Build(late.doc), late)
+
+	y := decodedIndex(t, Build(markdown.Parse(example(t))))
+	d := y.doc // decoded too
+	for i := 0; i < d.Len(); i += 5 {
+		it := d.At(i)
+		if it.Kind == document.Heading || it.Kind == document.FrontMatter {
+			continue
+		}
+		y.Update(d) // before the edit
+		y.Update(d, edit(d, i))
+	}
+	require.Nil(t, y.fz)
+	require.NotNil(t, y.thawed, "thawed without its encoding")
+	own := 0
+	for _, o := range y.own {
+		if o {
+			own++
+		}
+	}
+	require.Less(t, own, len(y.own)/2, "the edits decoded the postings of most terms")
+	requireSameAsReference(t, d, y, false)
+	sameAnswers(t, Build(d), y)
+	sameAnswers(t, Build(d), decodedIndex(t, y))
+}

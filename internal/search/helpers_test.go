@@ -37,8 +37,8 @@ func labels(rs []Result) []string {
 // dump returns the postings of an index by stem, leaving out empty lists.
 func dump(x *Index) map[string][]posting {
 	out := map[string][]posting{}
-	for t, p := range x.post {
-		if len(p) > 0 {
+	for t := range x.post { // through the encoding for a term no edit touched
+		if p := x.postingsOf(termID(t)); len(p) > 0 {
 			out[x.lex.stems[t]] = slices.Clone(p)
 		}
 	}

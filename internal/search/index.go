@@ -44,6 +44,11 @@ type Index struct {
 	// fz, when set, is the encoding a decoded index answers from; lex,
 	// post and items are unset until thaw (frozen.go).
 	fz *frozenIndex
+	// thawed, when set, is the encoding a thawed index was decoded from:
+	// the postings of a term no change has touched (own false) are still
+	// read from it, so an edit decodes only the postings it changes.
+	thawed *frozenIndex
+	own    []bool
 }
 
 // Build indexes every item of d.
@@ -65,11 +70,15 @@ func (x *Index) Version() int {
 // d.Version(). The cost is that of analysing those items plus, for each
 // term an item gains or loses, a shift of that term's postings (a memmove);
 // the rest of the book is not read. IDs of unchanged items are harmless.
-// An Index built from another document (or the zero Index) is rebuilt.
+// An Index built from another document (or the zero Index) is rebuilt, and
+// so is a decoded one whose document changed since (it reads the texts of
+// its items from the document, so the texts before are gone): to keep a
+// decoded index up to date, Update it (with no IDs) before changing its
+// document.
 func (x *Index) Update(d *document.Document, ids ...int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.doc != d { // a zero Index, or another document
+	if x.lost(d) {
 		x.rebuild(d)
 		return
 	}
@@ -78,6 +87,13 @@ func (x *Index) Update(d *document.Document, ids ...int) {
 		x.reindex(d, id)
 	}
 	x.doc, x.version = d, d.Version()
+}
+
+// lost reports whether the index cannot be brought up to date with d: it
+// was made of another document (or is the zero Index), or it answers from
+// its encoding and d changed since. The caller holds a lock.
+func (x *Index) lost(d *document.Document) bool {
+	return x.doc != d || x.fz != nil && x.version != d.Version()
 }
 
 // setEntry stores an item's entry, keeping nItems and total up to date.

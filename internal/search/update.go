@@ -39,14 +39,14 @@ func (x *Index) applyDiff(id int32, before, after []termFreq) {
 	for i < len(before) || j < len(after) {
 		switch {
 		case j == len(after) || i < len(before) && before[i].term < after[j].term:
-			x.post[before[i].term] = removePosting(x.post[before[i].term], id)
+			x.post[before[i].term] = removePosting(x.ownPostings(before[i].term), id)
 			i++
 		case i == len(before) || after[j].term < before[i].term:
-			x.post[after[j].term] = setPosting(x.post[after[j].term], id, after[j].tf)
+			x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
 			j++
 		default:
 			if before[i].tf != after[j].tf {
-				x.post[after[j].term] = setPosting(x.post[after[j].term], id, after[j].tf)
+				x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
 			}
 			i++
 			j++
@@ -105,11 +105,12 @@ func (x *Index) rlockFresh(d *document.Document) {
 // resync brings a stale index up to date without knowing which items
 // changed: every item whose Text differs from the indexed one is
 // re-indexed and items gone from d are removed, which yields exactly the
-// index Build(d) would. A different document is simply rebuilt. Comparing
+// index Build(d) would. A different document (or a decoded index of a
+// version before) is simply rebuilt. Comparing
 // the texts is cheap: an unchanged item shares its Text string with the
 // index, so the comparison stops at the pointer.
 func (x *Index) resync(d *document.Document) {
-	if x.doc != d {
+	if x.lost(d) {
 		x.rebuild(d)
 		return
 	}
