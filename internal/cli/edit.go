@@ -71,6 +71,7 @@ func Edit(req EditRequest) (EditOutcome, error) {
 	if log == nil {
 		log = io.Discard
 	}
+	defer reading.LimitMemory(req.Book)() // the edit and the write too, not only the open
 	b, err := Open(req.Book, log)
 	if err != nil {
 		return EditOutcome{}, err
