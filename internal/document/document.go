@@ -64,6 +64,10 @@ type Document struct {
 	// clears it.
 	lazy  *frozen
 	built map[int]*Item
+	// blobSize is the size of the blob of the encoding the document was
+	// decoded from (0 if none): about what the next encoding needs, so
+	// that it is made without growing.
+	blobSize int
 }
 
 // New builds a document from a source and its full-source region. IDs are
@@ -258,7 +262,7 @@ func (d *Document) force() {
 	if len(d.byID) != len(d.items) {
 		panic(corrupt("%d items share %d IDs", len(d.items), len(d.byID)))
 	}
-	d.lazy, d.built = nil, nil
+	d.lazy, d.built, d.blobSize = nil, nil, len(f.blob)
 }
 
 // Markdown returns the item's exact source bytes as a string.

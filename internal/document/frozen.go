@@ -64,7 +64,7 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
-	e := encoder{d: d, blob: []byte{0}} // offset 0 is never a reference
+	e := encoder{d: d, blob: make([]byte, 1, 1+d.blobSize+d.blobSize/16)} // offset 0 is never a reference
 	maxID := 0
 	for _, it := range d.items {
 		maxID = max(maxID, it.ID)

@@ -84,19 +84,28 @@ func (x *Index) EncodeParts() ([][]byte, error) {
 		pos[t] = uint32(p)
 	}
 	var s [nSections][]byte
+	s[secStemOff] = make([]byte, 0, 4*len(order)+4)
+	s[secPostOff] = make([]byte, 0, 4*len(order)+4)
+	var posts postParts // the postings section, in parts
 	for _, t := range order {
 		s[secStemOff] = binary.LittleEndian.AppendUint32(s[secStemOff], uint32(len(s[secStems])))
 		s[secStems] = append(s[secStems], lx.stems[t]...)
-		s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(len(s[secPosts])))
+		s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(posts.size))
+		if raw, ok := x.encodedPostings(t); ok {
+			posts.add(raw, true)
+			continue
+		}
+		var b []byte
 		prev := int32(0)
 		for _, p := range x.postingsOf(t) {
-			s[secPosts] = binary.AppendUvarint(s[secPosts], uint64(p.item-prev))
-			s[secPosts] = binary.AppendUvarint(s[secPosts], uint64(p.tf))
+			b = binary.AppendUvarint(b, uint64(p.item-prev))
+			b = binary.AppendUvarint(b, uint64(p.tf))
 			prev = p.item
 		}
+		posts.add(b, false)
 	}
 	s[secStemOff] = binary.LittleEndian.AppendUint32(s[secStemOff], uint32(len(s[secStems])))
-	s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(len(s[secPosts])))
+	s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(posts.size))
 	v := lx.vocabulary()
 	byTerm := make([][]uint32, len(order))
 	for i := range v.len() {
@@ -125,15 +134,69 @@ func (x *Index) EncodeParts() ([][]byte, error) {
 		}
 		s[secDL] = binary.LittleEndian.AppendUint32(s[secDL], dl)
 	}
-	return encodeSections(len(order), v.len(), x.nItems, x.total, s[:])
+	sections := make([][][]byte, nSections)
+	for i := range s {
+		sections[i] = [][]byte{s[i]}
+	}
+	sections[secPosts] = posts.parts
+	return encodeSections(len(order), v.len(), x.nItems, x.total, sections)
 }
 
-// encodeSections returns the header and the sections, each padded to 4
-// bytes, as the parts of an encoding.
-func encodeSections(nTerms, nVocab, nItems int, total int64, s [][]byte) ([][]byte, error) {
+// postParts gathers a section as parts: pieces of the encoding an index
+// was thawed from are taken as they are (adjacent ones as one part), new
+// bytes are copied into a buffer of their own.
+type postParts struct {
+	parts [][]byte
+	size  int
+	buf   []byte // the new bytes; parts refer to it
+}
+
+// add appends b: kept, as it is (it must not change); else a copy.
+func (p *postParts) add(b []byte, kept bool) {
+	if len(b) == 0 {
+		return
+	}
+	p.size += len(b)
+	if p.extend(b) {
+		return
+	}
+	if !kept {
+		if len(p.buf)+len(b) > cap(p.buf) {
+			p.buf = make([]byte, 0, max(1<<20, len(b)))
+		}
+		start := len(p.buf)
+		p.buf = append(p.buf, b...)
+		if b = p.buf[start:len(p.buf):cap(p.buf)]; p.extend(b) {
+			return
+		}
+	}
+	p.parts = append(p.parts, b)
+}
+
+// extend adds b to the last part when b follows it in memory.
+func (p *postParts) extend(b []byte) bool {
+	n := len(p.parts)
+	if n == 0 {
+		return false
+	}
+	last := p.parts[n-1]
+	if cap(last) <= len(last) || unsafe.SliceData(last[len(last):cap(last)]) != unsafe.SliceData(b) {
+		return false
+	}
+	p.parts[n-1] = last[:len(last)+len(b)]
+	return true
+}
+
+// encodeSections returns the header and the sections, each given as parts
+// and padded to 4 bytes, as the parts of an encoding.
+func encodeSections(nTerms, nVocab, nItems int, total int64, s [][][]byte) ([][]byte, error) {
 	size := 0
-	for _, b := range s {
-		size += len(b) + 3
+	lens := make([]int, len(s))
+	for i, sec := range s {
+		for _, b := range sec {
+			lens[i] += len(b)
+		}
+		size += lens[i] + 3
 	}
 	if size >= math.MaxUint32 || total >= math.MaxUint32*math.MaxInt32 {
 		return nil, fmt.Errorf("index too large to encode")
@@ -144,13 +207,13 @@ func encodeSections(nTerms, nVocab, nItems int, total int64, s [][]byte) ([][]by
 		head = binary.LittleEndian.AppendUint32(head, v)
 	}
 	head = binary.LittleEndian.AppendUint64(head, uint64(total))
-	for _, b := range s {
-		head = binary.LittleEndian.AppendUint32(head, uint32(len(b)))
+	for _, n := range lens {
+		head = binary.LittleEndian.AppendUint32(head, uint32(n))
 	}
 	parts := [][]byte{head}
-	for _, b := range s {
-		parts = append(parts, b)
-		if pad := (4 - len(b)%4) % 4; pad > 0 {
+	for i, sec := range s {
+		parts = append(parts, sec...)
+		if pad := (4 - lens[i]%4) % 4; pad > 0 {
 			parts = append(parts, make([]byte, pad))
 		}
 	}
@@ -326,6 +389,20 @@ func (x *Index) postingsOf(t termID) []posting {
 	return x.post[t]
 }
 
+// encodedPostings returns the encoding of a term's postings when a thawed
+// index still holds them encoded (no change touched the term).
+func (x *Index) encodedPostings(t termID) ([]byte, bool) {
+	if x.thawed == nil || int(t) >= len(x.own) || x.own[t] {
+		return nil, false
+	}
+	off := x.thawed.s[secPostOff]
+	s, e := binary.LittleEndian.Uint32(off[4*t:]), binary.LittleEndian.Uint32(off[4*t+4:])
+	if s > e || int(e) > len(x.thawed.s[secPosts]) {
+		panic(corruptf("damaged postings of term %d", t))
+	}
+	return x.thawed.s[secPosts][s:e], true
+}
+
 // ownPostings returns a term's postings for a change, decoding them from
 // the encoding the index was thawed from the first time. The caller holds
 // the write lock.
@@ -357,8 +434,11 @@ func (x *Index) textOf(id int32) string {
 }
 
 // thaw turns a decoded index into an ordinary one, so that it can change;
-// the postings stay in the encoding until a change needs them
-// (ownPostings). The caller holds the write lock.
+// the postings stay encoded until a change needs them (ownPostings), in a
+// copy of their sections: nothing of the thawed index refers to the bytes
+// it was decoded from (a book's cache, which holds the document's encoding
+// too), so those can go. The document's items are built for it, as the
+// change to come builds them anyway. The caller holds the write lock.
 func (x *Index) thaw() {
 	f := x.fz
 	if f == nil {
@@ -367,7 +447,9 @@ func (x *Index) thaw() {
 	lex := newLexicon()
 	lex.stems = make([]string, f.nTerms)
 	lex.counts = make([]int32, f.nTerms)
-	x.post, x.thawed, x.own = make([][]posting, f.nTerms), f, make([]bool, f.nTerms)
+	posts := &frozenIndex{nTerms: f.nTerms}
+	posts.s[secPostOff], posts.s[secPosts] = bytes.Clone(f.s[secPostOff]), bytes.Clone(f.s[secPosts])
+	x.post, x.thawed, x.own = make([][]posting, f.nTerms), posts, make([]bool, f.nTerms)
 	for t := range f.nTerms {
 		stem := strings.Clone(f.stem(termID(t)))
 		lex.stems[t] = stem
@@ -380,9 +462,9 @@ func (x *Index) thaw() {
 	x.lex = lex
 	n := len(f.s[secDL]) / 4
 	x.items = make([]entry, n)
-	for id := 1; id < n; id++ {
-		if dl, ok := f.dl(int32(id)); ok {
-			x.items[id] = entry{text: x.textOf(int32(id)), dl: dl, live: true}
+	for _, it := range x.doc.Items() {
+		if dl, ok := f.dl(int32(it.ID)); ok {
+			x.items[it.ID] = entry{text: it.Text, dl: dl, live: true}
 		}
 	}
 	x.fz = nil
