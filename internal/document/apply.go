@@ -2,6 +2,7 @@ package document
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -201,10 +202,7 @@ func (d *Document) gapEnd(k int) int {
 
 // itemsInTops returns the item index range whose Top lies in [k0, k1].
 func (d *Document) itemsInTops(k0, k1 int) (int, int) {
-	i0 := 0
-	for i0 < len(d.items) && d.items[i0].Top < k0 {
-		i0++
-	}
+	i0 := sort.Search(len(d.items), func(i int) bool { return d.items[i].Top >= k0 }) // items are in Top order
 	i1 := i0
 	for i1 < len(d.items) && d.items[i1].Top <= k1 {
 		i1++
@@ -216,25 +214,27 @@ func (d *Document) itemsInTops(k0, k1 int) (int, int) {
 func (d *Document) commit(text Text, v *validator, k0, k1 int) {
 	repl := v.result()
 	dTop := len(v.reg.Tops) - (k1 - k0 + 1)
-	tail := d.items[v.i1:]
-	for _, it := range tail {
+	for _, it := range d.items[v.i1:] {
 		it.Start += v.delta
 		it.End += v.delta
 		it.Top += dTop
 	}
-	items := make([]*Item, 0, len(d.items)+len(repl)-(v.i1-v.i0))
-	items = append(items, d.items[:v.i0]...)
-	items = append(items, repl...)
-	items = append(items, tail...)
-	for i := v.i0; i < len(items); i++ {
-		items[i].Index = i
+	// In place where the lists have room: an edit moves the item pointers
+	// and spans after it, never copies the lists whole.
+	items := slices.Replace(d.items, v.i0, v.i1, repl...)
+	if len(repl) != v.i1-v.i0 {
+		for i := v.i0 + len(repl); i < len(items); i++ {
+			items[i].Index = i
+		}
 	}
-	tops := make([]Span, 0, len(d.tops)+dTop)
-	tops = append(tops, d.tops[:k0]...)
-	tops = append(tops, v.reg.Tops...)
-	for _, t := range d.tops[k1+1:] {
-		tops = append(tops, Span{t.Start + v.delta, t.End + v.delta})
+	for i, it := range repl {
+		it.Index = v.i0 + i
 	}
+	for k := k1 + 1; k < len(d.tops); k++ {
+		d.tops[k].Start += v.delta
+		d.tops[k].End += v.delta
+	}
+	tops := slices.Replace(d.tops, k0, k1+1, v.reg.Tops...)
 	if v.p.remove >= 0 {
 		delete(d.byID, v.p.target.ID)
 	}

@@ -246,8 +246,14 @@ func (d *Document) force() {
 	}
 	d.items = make([]*Item, f.n)
 	d.byID = make(map[int]*Item, f.n)
+	slab := make([]Item, f.n) // one allocation, the items side by side
+	src := d.text.Bytes()
 	for i := range d.items {
-		it := d.item(i)
+		it := d.built[i]
+		if it == nil {
+			it = &slab[i]
+			f.fill(it, i, src)
+		}
 		f.unshare(it)
 		d.items[i] = it
 		d.byID[it.ID] = it

@@ -346,13 +346,20 @@ func (f *frozen) labelAt(k int) string {
 
 // item builds item i; src is the document's source.
 func (f *frozen) item(i int, src []byte) *Item {
+	it := new(Item)
+	f.fill(it, i, src)
+	return it
+}
+
+// fill builds item i in it.
+func (f *frozen) fill(it *Item, i int, src []byte) {
 	id, start, end, kind, level := f.rec(i)
 	lr, er := f.labelRef(i), f.extraRef(i)
 	if start > end || end > len(src) || lr <= 0 || lr >= len(f.blob) || er <= 0 || er >= len(f.blob) || id <= 0 {
 		panic(corrupt("item %d: span %d..%d of %d bytes, references %d, %d", i, start, end, len(src), lr, er))
 	}
 	label, ok := f.str(lr)
-	it := &Item{ID: id, Label: label, Kind: kind, Level: level, Index: i, Start: start, End: end}
+	*it = Item{ID: id, Label: label, Kind: kind, Level: level, Index: i, Start: start, End: end}
 	r := reader{b: f.blob, off: er}
 	if !ok {
 		r.fail()
@@ -383,7 +390,6 @@ func (f *frozen) item(i int, src []byte) *Item {
 	if r.err != nil {
 		panic(fmt.Errorf("item %d: %w", i, r.err))
 	}
-	return it
 }
 
 // text returns the ID and the text of item i without building the item.

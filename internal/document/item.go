@@ -94,16 +94,20 @@ type Shape struct {
 
 // Item is one addressable block of a document.
 type Item struct {
-	ID    int
-	Label string
-	Kind  Kind
-	// Level is the heading level (1..6); 0 for other kinds.
-	Level int
+	ID int
 	// Index is the 0-based position in the document.
 	Index int
 	// Start and End delimit the item's Markdown in the source: whole lines,
 	// container prefixes included, the final line ending excluded.
 	Start, End int
+	// Top is the index of the item's top-level block. (Index, Start, End
+	// and Top lie together at the start: an edit shifts them in every item
+	// after it.)
+	Top   int
+	Label string
+	Kind  Kind
+	// Level is the heading level (1..6); 0 for other kinds.
+	Level int
 	// Text is the plain text with inline markup removed.
 	Text string
 	// Containers lists the enclosing lists, list items and block quotes,
@@ -111,9 +115,7 @@ type Item struct {
 	Containers []Container
 	// QuoteDepth is the number of enclosing block quotes.
 	QuoteDepth int
-	// Top is the index of the item's top-level block.
-	Top   int
-	Shape Shape
+	Shape      Shape
 }
 
 // Pointer returns the item's canonical pointer.

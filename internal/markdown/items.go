@@ -14,6 +14,7 @@ type builder struct {
 	base    int
 	tr      tracker
 	items   []*document.Item
+	slab    []document.Item // where the next items are made: together, not one allocation each
 	tops    []document.Span
 	conts   []document.Container
 	quote   int
@@ -99,7 +100,12 @@ func (b *builder) listItem(n ast.Node) {
 
 // item appends an item with the current containers.
 func (b *builder) item(kind document.Kind, start, end int, txt string) *document.Item {
-	it := &document.Item{Kind: kind, Start: start + b.base, End: end + b.base, Text: txt,
+	if len(b.slab) == 0 {
+		b.slab = make([]document.Item, 256)
+	}
+	it := &b.slab[0]
+	b.slab = b.slab[1:]
+	*it = document.Item{Kind: kind, Start: start + b.base, End: end + b.base, Text: txt,
 		QuoteDepth: b.quote, Top: b.top}
 	if len(b.conts) > 0 {
 		it.Containers = append([]document.Container(nil), b.conts...)
