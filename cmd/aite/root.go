@@ -132,6 +132,7 @@ func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
 			return err
 		}
 		defer b.Close()
+		b.Session().ForOneCommand()
 		return c.Run(b.Book, o.json, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd

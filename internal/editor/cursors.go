@@ -24,10 +24,35 @@ func (s *Session) Next(id, name string) (cursor.Portion, error) {
 	var out cursor.Portion
 	err := s.with(id, func(b *book) error {
 		var err error
-		out, err = b.reg.Next(b.doc, b.idx(), name)
+		out, err = b.reg.Next(b.doc, b.keywordIndex(s.once), name)
 		return err
 	})
 	return out, err
+}
+
+// ForOneCommand marks the session as serving one command on its books (a
+// reading command of the command line): a keyword cursor on a book that
+// has no index yet matches the words in the texts of the items, which
+// reads each text once, instead of building the index, which costs about
+// as much as the parse (the next command that searches builds it and
+// keeps it in the book's cache). The items matched are the same.
+func (s *Session) ForOneCommand() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.once = true
+}
+
+// keywordIndex is the index a keyword cursor uses: the book's when it
+// reflects the document; else, for one command, none (the cursor scans);
+// else the index built now.
+func (b *book) keywordIndex(once bool) cursor.KeywordIndex {
+	switch {
+	case b.index != nil && b.index.Version() == b.doc.Version():
+		return b.index
+	case once:
+		return nil
+	}
+	return b.idx()
 }
 
 // ResetCursor puts a cursor back at its start.

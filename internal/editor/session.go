@@ -42,6 +42,7 @@ type Session struct {
 	books map[string]*book
 	emb   *Embeddings // search by meaning; nil when off
 	data  DataStore   // the data of books held in memory; nil: kept in the session only
+	once  bool        // serves one command (ForOneCommand)
 }
 
 type book struct {
