@@ -235,3 +235,38 @@ func BenchmarkCLIFirstRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCLIEdit times `aite edit` replacing a paragraph of a book aite
+// has read before (its cache holds the items and the search index, as
+// after a find), whole processes, against `cp` of the same book (reading
+// and writing the whole file once: the least any program that rewrites
+// the book pays), interleaved. Each edit replaces the same paragraph with
+// another text, so each one writes the book, its state, journal and cache.
+func BenchmarkCLIEdit(b *testing.B) {
+	bin := aiteBinary(b)
+	if _, err := exec.LookPath("cp"); err != nil {
+		b.Skip("no cp on PATH")
+	}
+	for _, m := range testbook.Sizes(b) {
+		path, src := benchBook(b, m)
+		timeProcess(b, bin, "find", path, "Симонов") // records the state and the cache with the index
+		copyTo := filepath.Join(b.TempDir(), "copy.md")
+		edit := func(i int) []string {
+			return []string{"edit", path, "replace", "9:", "--no-backup", "--text",
+				fmt.Sprintf("Mr. Bennet replied that he had not (edit %d).", i)}
+		}
+		b.Run(fmt.Sprintf("%dx", m), func(b *testing.B) {
+			var subject, base stats
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					base = append(base, timeProcess(b, "cp", path, copyTo))
+					subject = append(subject, timeProcess(b, bin, edit(i)...))
+				} else {
+					subject = append(subject, timeProcess(b, bin, edit(i)...))
+					base = append(base, timeProcess(b, "cp", path, copyTo))
+				}
+			}
+			report(b, subject, base, "cp", len(src), peakRSS(b, bin, edit(-1)...))
+		})
+	}
+}
