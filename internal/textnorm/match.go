@@ -70,13 +70,35 @@ func (m *Matcher) Match(text string) bool {
 		want = ^uint64(0)
 	}
 	var found uint64
+	quick := n <= maxPrefixTerms
 	for i := 0; ; {
-		start, end, ok := nextWord(text, i)
+		start, next, r, ok := wordBegin(text, i)
 		if !ok {
 			return false
 		}
-		i = end
-		if found |= m.lookup(text[start:end]); found == want {
+		// As in FirstMatch: a word of lower-case а–я only that no prefix
+		// starts is set aside while the text is split (lookup's plainMiss).
+		// And so is a word all in ASCII when no term has one (lookup's
+		// noASCII).
+		end := next
+		plain := r >= 'а' && r <= 'я'
+		ascii := r < utf8.RuneSelf && m.noASCII
+		switch {
+		case plain:
+			for end+1 < len(text) && plainPair(text[end], text[end+1]) {
+				end += 2
+			}
+		case ascii:
+			for end < len(text) && text[end] < utf8.RuneSelf && asciiClass[text[end]] == 1 {
+				end++
+			}
+		}
+		e := wordEnd(text, end)
+		i = e
+		if e == end && (ascii || plain && quick && !m.anyPrefix(text[start:e])) {
+			continue
+		}
+		if found |= m.lookup(text[start:e]); found == want {
 			return true
 		}
 	}
