@@ -6,11 +6,14 @@ import (
 
 	"github.com/aitexteditor/aite/internal/markdown"
 	"github.com/aitexteditor/aite/internal/testbook"
+	"github.com/aitexteditor/aite/internal/textnorm"
 	"github.com/yuin/goldmark/text"
 )
 
 // TestInstructions runs one piece of work on the 5.6 MB novel, named by
-// AITE_INSTR (none, goldmark, parse, parse+index), for counting its
+// AITE_INSTR (none, goldmark, parse, parse+index, parse+scan: the parse and
+// a keyword search that matches the words in every text, as a one-shot
+// search of a book without an index does), for counting its
 // instructions under valgrind, which a busy machine does not disturb:
 //
 //	go test -c -o search.test ./internal/search
@@ -33,7 +36,13 @@ func TestInstructions(t *testing.T) {
 		markdown.Parse(src)
 	case "parse+index":
 		Build(markdown.Parse(src))
+	case "parse+scan":
+		d := markdown.Parse(src)
+		m := textnorm.NewMatcher("Симонов")
+		for i := range d.Len() {
+			m.Match(d.TextAt(i))
+		}
 	default:
-		t.Fatalf("AITE_INSTR=%s: none, goldmark, parse or parse+index", what)
+		t.Fatalf("AITE_INSTR=%s: none, goldmark, parse, parse+index or parse+scan", what)
 	}
 }
