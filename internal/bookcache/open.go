@@ -39,7 +39,7 @@ func Open(book string) (*Opened, error) {
 	if !c.StateMatches(state) {
 		return nil, stale("the item IDs were recorded again since the cache was made")
 	}
-	o := &Opened{path: book, src: src, state: state, cache: c}
+	o := &Opened{path: book, src: src, state: state, data: data, cache: c}
 	if o.Doc, err = document.Decode(src, c.Sections[SecDocument], nil); err != nil {
 		return nil, stale("%v", err)
 	}
@@ -56,9 +56,9 @@ type Opened struct {
 	Doc   *document.Document
 	Index *search.Index // nil when the cache keeps no index yet
 
-	path       string
-	src, state []byte
-	cache      *Cache
+	path             string
+	src, state, data []byte
+	cache            *Cache
 }
 
 // KeepIndex writes the cache again with x, an index of Doc, so the next
@@ -71,6 +71,12 @@ func (o *Opened) KeepIndex(x *search.Index) error {
 	c := o.cache
 	secs := Sections{SecDocument: {c.Sections[SecDocument]}, SecIndex: parts, SecParser: {c.Sections[SecParser]}}
 	return Write(o.path, [][]byte{o.src}, c.Book.SHA, o.state, secs)
+}
+
+// Mapped returns the bytes of the files Open mapped (the book, its state
+// and its cache): memory the process holds outside the Go heap.
+func (o *Opened) Mapped() int64 {
+	return int64(len(o.src) + len(o.state) + len(o.data))
 }
 
 // mapFile maps a regular file read-only (an empty one is an empty slice).

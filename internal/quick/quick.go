@@ -127,7 +127,7 @@ func run(c reading.Command, book string, asJSON bool, t *tape) (err error, ok bo
 		return err, false
 	}
 	if o.Index == nil { // the command may build the index the cache lacks
-		defer reading.LimitMemory(book)()
+		defer reading.LimitMemoryMapped(book, o.Mapped())()
 	}
 	bv := bookview.New(o.Doc, o.Index)
 	err = c.Run(reading.NewBook(bv, false), asJSON, t.stream(1), t.stream(2)) // the cache holds the recorded IDs

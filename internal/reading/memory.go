@@ -23,11 +23,18 @@ const (
 // LimitMemory sets that soft limit on the Go heap for a command on the
 // book at path (unless GOMEMLIMIT or a caller already set one) and returns
 // what restores the previous limit.
-func LimitMemory(path string) func() {
+func LimitMemory(path string) func() { return LimitMemoryMapped(path, 0) }
+
+// LimitMemoryMapped is LimitMemory for a command that also holds mapped
+// bytes (the book and its cache mapped into memory, internal/quick): they
+// count in the process's memory but not in the Go heap, so the heap's
+// limit is that much lower (never below memoryBase).
+func LimitMemoryMapped(path string, mapped int64) func() {
 	fi, err := os.Stat(path)
 	if err != nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(max(memoryFloor, memoryBase+memoryHalves*fi.Size()/2))
+	limit := max(memoryFloor, memoryBase+memoryHalves*fi.Size()/2) - mapped
+	prev := debug.SetMemoryLimit(max(memoryBase, limit))
 	return func() { debug.SetMemoryLimit(prev) }
 }
