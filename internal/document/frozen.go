@@ -61,33 +61,68 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 	if d.lazy != nil { // unchanged since decoded: its encoding
 		return [][]byte{d.lazy.data}, nil
 	}
+	return d.encode(false)
+}
+
+// Lighten returns the document as Decode gives it back from its encoding:
+// the same items, held in a fraction of their memory until they are asked
+// for. It lets go of each item as soon as it is encoded, so the items and
+// their encoding are never both held whole: d must not be used
+// afterwards. A document too large to encode is returned as it is, with
+// the error; should the encoding not decode (it cannot), the document is
+// nil.
+func (d *Document) Lighten() (*Document, error) {
+	if d.lazy != nil {
+		return d, nil
+	}
+	parts, err := d.encode(true)
+	if err != nil {
+		return d, err
+	}
+	out, err := Decode(d.text.Bytes(), bytes.Join(parts, nil), d.parser)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encode is EncodeParts; release lets go of the items as they are encoded.
+func (d *Document) encode(release bool) ([][]byte, error) {
 	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
 	e := encoder{d: d, blob: make([]byte, 1, 1+d.blobSize+d.blobSize/16)} // offset 0 is never a reference
-	maxID := 0
-	for _, it := range d.items {
-		maxID = max(maxID, it.ID)
-	}
 	n := len(d.items)
+	maxID := 0
+	names := make([]string, n) // the labels, for their order after the items are gone
+	for i, it := range d.items {
+		maxID = max(maxID, it.ID)
+		names[i] = it.Label
+	}
+	idTable := make([]byte, 4*(maxID+1))
+	for i, it := range d.items {
+		binary.LittleEndian.PutUint32(idTable[4*it.ID:], uint32(i+1))
+	}
+	if release {
+		d.byID, d.labels = nil, nil
+	}
 	recs := make([]byte, 0, n*recSize)
-	for _, it := range d.items {
+	for i, it := range d.items {
 		recs = e.record(recs, it)
+		if release {
+			d.items[i] = nil
+		}
 	}
 	tops := make([]byte, 0, 8*len(d.tops))
 	for _, t := range d.tops {
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.Start))
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.End))
 	}
-	idTable := make([]byte, 4*(maxID+1))
-	for i, it := range d.items {
-		binary.LittleEndian.PutUint32(idTable[4*it.ID:], uint32(i+1))
-	}
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return d.items[order[a]].Label < d.items[order[b]].Label })
+	sort.SliceStable(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
 	labels := make([]byte, 0, 4*n)
 	for _, i := range order {
 		labels = binary.LittleEndian.AppendUint32(labels, uint32(i))

@@ -1,7 +1,6 @@
 package editor
 
 import (
-	"bytes"
 	"encoding/hex"
 	"os"
 
@@ -56,24 +55,25 @@ func loadCache(path string, src []byte, mtime int64, state *idRecord) *cached {
 
 // lightenFrom is the book size from which a freshly parsed book is
 // lightened: below it, the memory saved is not worth the decoding.
-const lightenFrom = 16 << 20
+var lightenFrom = 16 << 20 // a variable for the tests
 
-// lighten returns a freshly parsed document as a decoded one: its
-// encoding holds the items in a fraction of their memory, so the parse's
-// items can go before the index is built (which reads the texts without
-// building items) and the cache is written (which writes that encoding).
-// The first command on a big book then needs far less memory. Should the
-// encoding fail, the document is returned as it is.
+// lighten returns a freshly parsed document as a decoded one
+// (document.Document.Lighten): its encoding holds the items in a fraction
+// of their memory, so the parse's items go, as they are encoded, before
+// the index is built (which reads the texts without building items) and
+// the cache is written (which writes that encoding). The first command on
+// a big book then needs far less memory. Should that fail (a document too
+// large to encode), the document stays as it is.
 func lighten(d *document.Document) *document.Document {
-	parts, err := d.EncodeParts()
-	if err != nil {
-		return d
+	src := d.Source()
+	ids, next := d.ItemIDs()
+	out, err := d.Lighten()
+	if err == nil || out != nil {
+		return out
 	}
-	out, err := document.Decode(d.Source(), bytes.Join(parts, nil), d.Parser())
-	if err != nil {
-		return d
-	}
-	return out
+	again := markdown.Parse(src) // cannot happen: its own encoding did not decode
+	_ = again.RestoreIDs(ids, next)
+	return again
 }
 
 // writeCache writes the cache of the book file at path, whose bytes are

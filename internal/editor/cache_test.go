@@ -237,3 +237,21 @@ func TestNoCacheWithoutState(t *testing.T) {
 	require.NoFileExists(t, bookcache.CachePath(path))
 	require.True(t, strings.Contains(info.Warning, "cannot record"), info.Warning)
 }
+
+// A big book's first open lightens the parsed document (lightenFrom): what
+// a reader sees, and the cache written, are those of a book opened
+// without it.
+func TestLightenedOpenAgrees(t *testing.T) {
+	path, _ := sampleBook(t)
+	want, info := openView(t, path)
+	require.False(t, info.Cached)
+	defer func(n int) { lightenFrom = n }(lightenFrom)
+	lightenFrom = 0
+	other, _ := sampleBook(t)
+	got, info := openView(t, other)
+	require.False(t, info.Cached)
+	require.Equal(t, want, got)
+	again, info := openView(t, other)
+	require.True(t, info.Cached)
+	require.Equal(t, want, again)
+}

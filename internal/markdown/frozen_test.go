@@ -83,6 +83,34 @@ func TestEncodeDecodeBooks(t *testing.T) {
 	}
 }
 
+// A lightened document (its items let go as they are encoded) is the
+// document the parse gave, with the IDs it had; so is a lightened edited
+// one; the one it was made from holds no items any more.
+func TestLighten(t *testing.T) {
+	for name, src := range books(t) {
+		t.Run(name, func(t *testing.T) {
+			d := Parse(src)
+			ids, next := d.ItemIDs()
+			for i := range ids {
+				ids[i] = 3*i + 7 // not 1..N: the IDs survive
+			}
+			require.NoError(t, d.RestoreIDs(ids, 3*len(ids)+next))
+			want := decoded(t, d)
+			got, err := d.Lighten()
+			require.NoError(t, err)
+			sameDocument(t, want, got)
+			require.Nil(t, d.At(0), "the items were let go")
+		})
+	}
+	d := Parse([]byte(editBook))
+	_, err := d.ReplaceText(d.At(3).Pointer().String(), "An edited paragraph.")
+	require.NoError(t, err)
+	want := decoded(t, d)
+	got, err := d.Lighten()
+	require.NoError(t, err)
+	sameDocument(t, want, got)
+}
+
 // A decoded document edits exactly like the parsed one, and an edited
 // document encodes its current items and IDs.
 func TestEncodeDecodeEdits(t *testing.T) {
