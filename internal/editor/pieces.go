@@ -85,6 +85,31 @@ func unifiedDiff(oldName, newName string, before, after document.Text, sp span, 
 	return textdiff.UnifiedPart(oldName, newName, before.Slice(a, e), after.Slice(a, e+sp.newEnd-sp.oldEnd), context, lines)
 }
 
+// recordNow is recordOf the book's document as it is now: the hashes of
+// the items that no edit since the last read or save replaced are those
+// of the record of that version (the hash of every item of a big book
+// costs a pass over all its bytes).
+func (b *book) recordNow() *idRecord {
+	ids, next := b.doc.ItemIDs()
+	return &idRecord{sha: digestText(b.doc.SourceText()), size: b.doc.Size(), ids: ids, next: next, hashes: b.hashesNow()}
+}
+
+// hashesNow is b.doc.ItemHashes(), from the saved record where it can.
+func (b *book) hashesNow() []uint64 {
+	c, ok := b.doc.ChangeSince(b.savedVer)
+	old := b.rec
+	if !ok || old == nil || old.size != b.saved.Len() || c.At+c.Old > len(old.hashes) ||
+		len(old.hashes)-c.Old+len(c.IDs) != b.doc.Len() {
+		return b.doc.ItemHashes()
+	}
+	out := make([]uint64, 0, b.doc.Len())
+	out = append(out, old.hashes[:c.At]...)
+	for i := range c.IDs {
+		out = append(out, document.ItemHash(b.doc.MarkdownBytes(b.doc.At(c.At+i))))
+	}
+	return append(out, old.hashes[c.At+c.Old:]...)
+}
+
 // savedDigest is digest of the source as last read or saved: the SHA-256
 // its ID record holds (the record is made of that very version when the
 // book is read or saved), else computed.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
 	"github.com/aitexteditor/aite/internal/textdiff"
 	"github.com/stretchr/testify/require"
 )
@@ -57,6 +58,9 @@ func TestEditsInPiecesDiffSaveJournal(t *testing.T) {
 		require.Equal(t, digest(before), c.Before, "round %d", round)
 		require.Equal(t, digest(after), c.After, "round %d", round)
 		require.NotEmpty(t, c.IDs, "round %d: the IDs of the version before", round)
+		rec, err := readRecord(path)
+		require.NoError(t, err)
+		require.Equal(t, markdown.Parse(after).ItemHashes(), rec.hashes, "round %d: the item hashes recorded", round)
 	}
 	for range 12 {
 		_, err := UndoCommand(path, false, false)

@@ -381,7 +381,7 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if bak := backupOf(path); opt.Backup && exists(bak) {
 			res.Backup = bak
 		}
-		rec := recordOf(b.doc, "")
+		rec := b.recordNow()
 		if err := writeRecord(path, rec); err != nil {
 			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
 		}
