@@ -255,3 +255,21 @@ func TestLightenedOpenAgrees(t *testing.T) {
 	require.True(t, info.Cached)
 	require.Equal(t, want, again)
 }
+
+// A book whose cache is valid is not checked for being text again, so a
+// cache is only written for a text that passes: a save that wrote bytes
+// that are not UTF-8 writes none, and the next open refuses the book as
+// it would without a cache.
+func TestNoCacheForWhatIsNotText(t *testing.T) {
+	path, _ := sampleBook(t)
+	openView(t, path)
+	s, info := reopen(t, path)
+	require.True(t, info.Cached)
+	_, err := s.Edit(path, document.OpReplace, "1.p1", "Бинарный \xff\xfe абзац.")
+	require.NoError(t, err)
+	_, err = s.Save(path, SaveOptions{})
+	require.NoError(t, err)
+	require.NoError(t, s.Close(path))
+	_, err = New().Open(path)
+	require.ErrorIs(t, err, ErrEncoding)
+}

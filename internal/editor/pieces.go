@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/textdiff"
@@ -108,6 +109,21 @@ func (b *book) hashesNow() []uint64 {
 		out = append(out, document.ItemHash(b.doc.MarkdownBytes(b.doc.At(c.At+i))))
 	}
 	return append(out, old.hashes[c.At+c.Old:]...)
+}
+
+// errNotText says that a book's edits made it something CheckText refuses.
+var errNotText = errors.New("not a text")
+
+// changedText is CheckText of what the edits since the last read or save
+// wrote (the rest of the book passed it when it was read): a cache beside
+// a book is only ever written for a text that passes, so an open that
+// finds a valid cache need not check the whole book again.
+func (b *book) changedText(path string) error {
+	if !b.checked { // held in memory: never checked
+		return CheckText(path, b.doc.Source())
+	}
+	sp := b.spanOf()
+	return CheckText(path, b.doc.SourceText().Slice(sp.lo, sp.newEnd))
 }
 
 // savedDigest is digest of the source as last read or saved: the SHA-256

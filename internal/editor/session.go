@@ -61,6 +61,9 @@ type book struct {
 	newIDs  int
 	warning string
 	cached  bool
+	// checked says the source as last read or saved passed CheckText (a
+	// book opened from its file): only then is a cache written for it.
+	checked bool
 	// indexKept says the cache beside the book file holds the index of
 	// its current version, cacheStale that it does not hold that version.
 	indexKept, cacheStale bool
@@ -115,12 +118,14 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	if err != nil {
 		return BookInfo{}, fmt.Errorf("%w: %w", ErrIO, err)
 	}
-	if err := CheckText(path, src); err != nil {
-		return BookInfo{}, err
-	}
 	old, rerr := readRecord(path)
-	b := &book{id: path, path: path, saved: document.TextOf(src)}
 	c := loadCache(path, src, mtime, old)
+	if c == nil { // a cache is only ever written for a text that passes (see Save)
+		if err := CheckText(path, src); err != nil {
+			return BookInfo{}, err
+		}
+	}
+	b := &book{id: path, path: path, saved: document.TextOf(src), checked: true}
 	sha := ""
 	b.cached = c != nil
 	switch {
@@ -246,7 +251,7 @@ func (s *Session) Close(id string) error {
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
-	if b.path != "" && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
+	if b.path != "" && b.checked && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
 		// The book as it is on disk, with the index this session's searches
 		// built: kept in its cache for the next command.
 		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
@@ -385,7 +390,11 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 		if err := writeRecord(path, rec); err != nil {
 			res.Warning = fmt.Sprintf("cannot record the item IDs of %s (%v)", path, err)
 		}
-		cerr := writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
+		cerr := errNotText
+		text := b.changedText(path)
+		if text == nil { // else no cache: the next open refuses the book, as without one
+			cerr = writeCache(path, b.doc, b.index, rec.sha, rec) // best effort: the next command parses again
+		}
 		own := path == b.path || b.path == ""
 		if opt.Record != "" && own {
 			edits := len(b.doc.Journal()) - b.savedEdits
@@ -399,6 +408,7 @@ func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 			b.path, b.saved, b.savedVer = path, src, b.doc.Version() // a document never changes its source in place
 			b.savedEdits, b.rec = len(b.doc.Journal()), rec
 			b.indexKept, b.cacheStale = cerr == nil && b.index != nil, cerr != nil
+			b.checked = text == nil
 		}
 		return nil
 	})
