@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -152,11 +154,40 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	for _, k := range c.spec.Keywords {
 		ms = append(ms, textnorm.NewMatcher(k))
 	}
-	for i := from; i < to; i++ { // a decoded document builds no item for this
+	n := 1
+	if ms != nil && to-from >= 2*scanChunk { // matching words costs: on every core
+		n = min(runtime.GOMAXPROCS(0), (to-from)/scanChunk)
+	}
+	if n == 1 {
+		c.matches = c.scan(d, from, to, ms, c.matches)
+		return
+	}
+	parts := make([][]int, n)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := from+(to-from)*k/n, from+(to-from)*(k+1)/n
+		wg.Go(func() { parts[k] = c.scan(d, lo, hi, ms, parts[k]) })
+	}
+	wg.Wait()
+	for _, p := range parts {
+		c.matches = append(c.matches, p...)
+	}
+}
+
+// scanChunk is the fewest items a core scans for the words of a keyword
+// cursor without an index.
+const scanChunk = 2048
+
+// scan appends to out the indices in [from, to) of the items that pass
+// the filters and, with ms, hold a keyword. It only reads the document
+// (a decoded one builds no item for it), so scans run side by side.
+func (c *Cursor) scan(d *document.Document, from, to int, ms []*textnorm.Matcher, out []int) []int {
+	for i := from; i < to; i++ {
 		if text := d.TextAt(i); c.pass(d.KindAt(i), text) && (ms == nil || anyMatch(ms, text)) {
-			c.matches = append(c.matches, i)
+			out = append(out, i)
 		}
 	}
+	return out
 }
 
 // matchIDs keeps the search cursor's order; deleted items and items
