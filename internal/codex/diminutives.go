@@ -2,6 +2,7 @@ package codex
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/textnorm"
 )
@@ -10,10 +11,10 @@ import (
 // the full names they stand for (rule 8 of group.go): "Lizzy" is
 // Elizabeth, "Варя" is Варвара. Only forms every reader knows are listed;
 // a form that may stand for several names lists them all, and the rule
-// links it only when the book uses exactly one of them.
-var diminutives = map[string][]string{}
-
-func init() {
+// links it only when the book uses exactly one of them. Built on first
+// use, so that no command pays for it at start.
+var diminutives = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
 	for _, line := range []string{
 		// English
 		"elizabeth: lizzy lizzie liz eliza beth bess bessy betsy betty",
@@ -79,11 +80,12 @@ func init() {
 		for _, s := range strings.Fields(short) {
 			for _, f := range strings.Fields(full) {
 				k := textnorm.Fold(s)
-				diminutives[k] = append(diminutives[k], textnorm.Fold(f))
+				out[k] = append(out[k], textnorm.Fold(f))
 			}
 		}
 	}
-}
+	return out
+})
 
 // petTitles are the titles a name may own and still be called by a pet
 // form: Miss Elizabeth is Lizzy, Lady Catherine is not Kitty.
@@ -98,7 +100,7 @@ func diminutiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 	if len(c.parts) != 1 || c.parts[0].kind != pName || c.titled || c.patronym {
 		return nil
 	}
-	fulls := diminutives[textnorm.Fold(f.clusters[c.parts[0].cluster].display())]
+	fulls := diminutives()[textnorm.Fold(f.clusters[c.parts[0].cluster].display())]
 	if len(fulls) == 0 {
 		return nil
 	}

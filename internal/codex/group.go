@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/aitexteditor/aite/internal/textnorm"
@@ -100,9 +101,8 @@ var locatives = map[string]bool{"in": true, "at": true, "from": true, "near": tr
 // name stands beside: after them ("в городке Верхние Ключи") or, for
 // streets and squares, before them ("с Нижней улицы"). A use there counts
 // as a place's, like one after a locative preposition.
-var placeNouns = map[string]bool{}
-
-func init() {
+var placeNouns = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
 	for _, forms := range []string{
 		"город города городу городом городе городок городка городку городком городке",
 		"деревня деревни деревне деревню деревней село села селу селом селе",
@@ -114,10 +114,11 @@ func init() {
 		"town city village county parish street square lane river",
 	} {
 		for _, w := range strings.Fields(forms) {
-			placeNouns[textnorm.Fold(w)] = true
+			out[textnorm.Fold(w)] = true
 		}
 	}
-}
+	return out
+})
 
 // compounds gathers the runs into compound names.
 func (f *finder) compounds(runs []run) (map[string]*compound, [][2]string) {
@@ -145,7 +146,7 @@ func (f *finder) compounds(runs []run) (map[string]*compound, [][2]string) {
 		c.items[r.item] = true
 		s := f.items[r.item]
 		before, after := textnorm.Fold(wordBefore(s.item.Text, r.start)), wordAfter(s.item.Text, r.end)
-		if locatives[before] || placeNouns[before] || placeNouns[textnorm.Fold(after)] && strings.ToLower(after) == after {
+		if locatives[before] || placeNouns()[before] || placeNouns()[textnorm.Fold(after)] && strings.ToLower(after) == after {
 			c.loc++
 		}
 		if k > 0 && runs[k-1].item == r.item && isApposition(s.item.Text, runs[k-1], r, f) {
@@ -416,7 +417,9 @@ func initialsOwner(c *compound, comps map[string]*compound, keys []string) *comp
 // possessiveForm matches a Russian possessive adjective made from a name
 // in -а/-я (Варин, Варина, Вариной of Варя; Машину of Маша): the stem and
 // the adjective's ending.
-var possessiveForm = regexp.MustCompile(`^(\p{Cyrillic}{2,})ин(?:а|у|ой|ою|ы|ым|ых|ыми|ом|ому|ого|е|о)?$`)
+var possessiveForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\p{Cyrillic}{2,})ин(?:а|у|ой|ою|ы|ым|ых|ыми|ом|ому|ого|е|о)?$`)
+})
 
 // possessiveOwner returns the name a possessive adjective is made from:
 // c is one name used alone (never with a title, initials or another
@@ -430,7 +433,7 @@ func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 	}
 	stem := ""
 	for form := range f.clusters[c.parts[0].cluster].forms {
-		m := possessiveForm.FindStringSubmatch(textnorm.Fold(form))
+		m := possessiveForm().FindStringSubmatch(textnorm.Fold(form))
 		if m == nil || stem != "" && m[1] != stem {
 			return nil
 		}
