@@ -205,7 +205,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request, anyOrigin bool) bo
 		return false
 	}
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
-	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS") // DELETE: codex entries
 	h.Set("Access-Control-Expose-Headers", "Content-Disposition")
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)

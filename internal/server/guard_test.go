@@ -181,6 +181,10 @@ func TestGuardHeadersPathsAndBodies(t *testing.T) {
 		"Access-Control-Request-Method": "POST"})
 	require.Equal(t, http.StatusNoContent, status)
 	require.Contains(t, h.Get("Access-Control-Allow-Headers"), "Content-Type")
+	status, h, _ = send(t, http.MethodOptions, srv.URL+"/api/ap/document/codex/entry", "", map[string]string{"Origin": "https://client.example",
+		"Access-Control-Request-Method": "DELETE"})
+	require.Equal(t, http.StatusNoContent, status)
+	require.Contains(t, h.Get("Access-Control-Allow-Methods"), "DELETE", "the codex entry endpoint is a DELETE")
 	_, h, _ = send(t, http.MethodGet, srv.URL+"/elsewhere", "", map[string]string{"Origin": "https://client.example"})
 	require.Empty(t, h.Get("Access-Control-Allow-Origin"), "CORS only under /api")
 
