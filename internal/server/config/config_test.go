@@ -295,6 +295,22 @@ func TestStore(t *testing.T) {
 	}
 }
 
+// A store that is neither a PostgreSQL URL nor a file path is refused, not
+// taken as the name of a new SQLite file.
+func TestStoreMistyped(t *testing.T) {
+	for value, want := range map[string]string{
+		"postgress://aite:secret@db/aite": `"postgress://aite:xxxxx@db/aite" is not a PostgreSQL URL`,
+		"mysql://db/aite":                 "is not a PostgreSQL URL",
+		"host=db dbname=aite":             "a key=value connection string is not accepted",
+	} {
+		_, _, err := load(t, "", env{"AITE_STORE": value}, nil)
+		require.ErrorIs(t, err, ErrInvalid, value)
+		require.ErrorContains(t, err, "storage.store", value)
+		require.ErrorContains(t, err, want, value)
+		require.NotContains(t, err.Error(), "secret", "the password is never quoted")
+	}
+}
+
 func TestCluster(t *testing.T) {
 	c, _, err := load(t, "", nil, nil)
 	require.NoError(t, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -44,6 +46,9 @@ func (e *Error) Unwrap() error { return ErrInvalid }
 func (c Config) Validate() error {
 	if err := checkAddr(c.Server.Addr); err != nil {
 		return c.fail("server.addr", err.Error())
+	}
+	if reason := storeProblem(c.Storage.Store); reason != "" {
+		return c.fail("storage.store", reason)
 	}
 	positive := []struct {
 		key string
@@ -119,4 +124,35 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("%q: the port must be a number from 0 to 65535", addr)
 	}
 	return nil
+}
+
+// keyValueDSN matches the start of a key=value connection string
+// ("host=db dbname=aite").
+var keyValueDSN = regexp.MustCompile(`^[a-z_]+=`)
+
+// storeProblem says why a storage.store value is neither a PostgreSQL URL
+// nor a SQLite file path ("" when it is one of them): a mistyped scheme or
+// a key=value connection string would otherwise become a file name.
+func storeProblem(store string) string {
+	st := strings.TrimSpace(store)
+	switch {
+	case st == "" || IsPostgres(st):
+		return ""
+	case strings.Contains(st, "://"):
+		return fmt.Sprintf("%q is not a PostgreSQL URL (postgres://… or postgresql://…) and not a SQLite file path", redactURL(st))
+	case keyValueDSN.MatchString(st):
+		return "a key=value connection string is not accepted: give a PostgreSQL URL (postgres://user@host/db) or a SQLite file path"
+	}
+	return ""
+}
+
+// redactURL hides the password of a URL-like value.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	return s
 }
