@@ -399,13 +399,8 @@ func (s *Server) postDocumentRevert(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, fields)
 		return
 	}
-	id, valid := uuidCanonical(body.DocumentID)
-	if !valid {
-		writeError(w, http.StatusBadRequest, "documentId must be a valid UUID", nil)
-		return
-	}
-	if err := s.visibleDocument(r.Context(), id); err != nil {
-		s.documentFailure(w, r, id, err)
+	id, ok := s.bodyDocument(w, r, body.DocumentID)
+	if !ok {
 		return
 	}
 	doc, err := s.opts.Documents.Revert(r.Context(), id, *body.Revision)
