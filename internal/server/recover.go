@@ -89,25 +89,22 @@ func (m *RunManager) abort(ctx context.Context, run store.Run) error {
 	return m.recordAborted(ctx, run, now)
 }
 
-// storedTerminalStatus is terminalStatus of a stored terminal event.
+// storedTerminalStatus is terminalStatus of a stored terminal event; a
+// run.error whose body does not decode, or has no code, gives
+// internal_error.
 func storedTerminalStatus(e store.Event) (store.RunStatus, string, string) {
-	var p struct {
-		FinishReason string `json:"finishReason"`
-		Error        struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(e.Body, &p) // a body that does not decode gives internal_error
+	ev := api.Event{Type: e.Type}
 	if e.Type == api.TypeRunComplete {
-		if p.FinishReason == api.FinishTimeout {
-			return store.RunTimeout, p.FinishReason, ""
+		var p api.RunComplete
+		_ = json.Unmarshal(e.Body, &p) // a run.complete stays completed
+		ev.Payload = p
+	} else {
+		var p api.RunError
+		if json.Unmarshal(e.Body, &p) == nil && p.Error.Code != "" {
+			ev.Payload = p
 		}
-		return store.RunCompleted, p.FinishReason, ""
 	}
-	if p.Error.Code == "" {
-		p.Error.Code = api.CodeInternalError
-	}
-	return store.RunError, "", p.Error.Code
+	return terminalStatus(ev)
 }
 
 // storeEvent is the stored form of e.
