@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -386,7 +385,7 @@ type mirror struct {
 	mu       sync.Mutex
 	subs     map[*Subscription]struct{}
 	read     int64      // the last seq read from the store
-	tail     []logEntry // the latest events read, at most tailSize
+	tail     []logEntry // the latest events read, at most 2×tailSize (trimTail)
 	visible  int64      // the last seq subscribers get
 	finished bool       // the terminal event is visible
 	held     bool       // the terminal event is read, not visible yet
@@ -414,9 +413,7 @@ func (mr *mirror) add(events []store.Event) (check bool) {
 			mr.visible = e.Seq
 		}
 	}
-	if extra := len(mr.tail) - tailSize; extra > 0 {
-		mr.tail = slices.Clone(mr.tail[extra:])
-	}
+	mr.tail = trimTail(mr.tail)
 	mr.release()
 	mr.signalLocked()
 	return check

@@ -43,8 +43,18 @@ func (e *BusyError) Error() string { return ErrChatBusy.Error() + ": " + e.RunID
 func (e *BusyError) Is(target error) bool { return target == ErrChatBusy }
 
 // tailSize is how many of its latest stored events a run keeps in memory
-// for its live subscribers; one that falls further behind reads the store.
+// for its live subscribers (at least; up to twice as many between trims);
+// one that falls further behind reads the store.
 const tailSize = 1024
+
+// trimTail keeps the latest tailSize events of tail once it holds twice
+// as many, so that keeping the tail costs a constant per event.
+func trimTail(tail []logEntry) []logEntry {
+	if len(tail) <= 2*tailSize {
+		return tail
+	}
+	return slices.Clone(tail[len(tail)-tailSize:])
+}
 
 // RunOptions configures a RunManager; the zero value gives the defaults.
 type RunOptions struct {
@@ -155,7 +165,7 @@ type Run struct {
 	pending  []logEntry      // emitted, not stored yet, in seq order
 	queued   bool            // in the committer's queue (or being committed)
 	visible  int64           // the last seq subscribers get
-	tail     []logEntry      // the latest stored events, at most tailSize
+	tail     []logEntry      // the latest stored events, at most 2×tailSize (trimTail)
 	terminal *logEntry       // the terminal event once emitted
 	finished bool            // the terminal event is visible
 	content  strings.Builder // the content deltas so far (Finished)
@@ -393,9 +403,7 @@ func (r *Run) stored(n int) {
 	done := r.pending[:n]
 	r.pending = r.pending[n:]
 	r.tail = append(r.tail, done...)
-	if extra := len(r.tail) - tailSize; extra > 0 {
-		r.tail = slices.Clone(r.tail[extra:])
-	}
+	r.tail = trimTail(r.tail)
 	for _, e := range done {
 		if Terminal(e.ev.Type) {
 			r.durableOnce.Do(func() { close(r.durable) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/aitexteditor/aite/internal/api"
 	"github.com/aitexteditor/aite/internal/store"
@@ -139,10 +140,12 @@ func viewOf(tail []logEntry, next, visible int64, finished bool) logView {
 		v.behind = true
 		return v
 	}
-	for _, e := range tail {
-		if e.ev.Seq > next && e.ev.Seq <= visible {
-			v.events = append(v.events, e.ev)
+	from := sort.Search(len(tail), func(i int) bool { return tail[i].ev.Seq > next }) // tail is in seq order
+	for _, e := range tail[from:] {
+		if e.ev.Seq > visible {
+			break
 		}
+		v.events = append(v.events, e.ev)
 	}
 	return v
 }
