@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -151,6 +152,28 @@ func TestAskAnyAgentAsksAtTheTerminal(t *testing.T) {
 		last := srv.Requests()[len(srv.Requests())-1]
 		require.Contains(t, string(last.Body), "call_denied", "the model reads the refusal")
 	})
+}
+
+// TestAskStoppedAtItsTurnLimit: a protocol agent that reaches its turn
+// limit (--max-steps) before it answers has not done what was asked: the
+// command says so, writes nothing and exits 1.
+func TestAskStoppedAtItsTurnLimit(t *testing.T) {
+	s := loadAgentScenarios(t)["protocol-formal-intro"]
+	r := s.Replies // the edit, then the same reply again and again: never an answer
+	s.Replies = append([]json.RawMessage{r[0]}, slices.Repeat([]json.RawMessage{r[1]}, 6)...)
+	srv := s.replay(t)
+	book, src := s.world(t, srv)
+	out, log, code := runAsk(t, book, s.Question, "--agent", s.Agent, "--yes", "--json", "--max-steps", "3")
+	require.Equal(t, 1, code, log)
+	var res struct {
+		Written bool   `json:"written"`
+		Error   string `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	require.False(t, res.Written)
+	require.Contains(t, res.Error, "turn limit (3 turns)")
+	require.Contains(t, log, "--max-steps")
+	require.Equal(t, string(src), readFile(t, book), "nothing written")
 }
 
 // TestAskUnknownAgent: an unknown agent is a usage error naming the agents.

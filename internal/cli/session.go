@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -118,8 +119,25 @@ func (s *agentSession) run(ctx context.Context, message string, pr *Printer) ([]
 		return evs, fmt.Errorf("canceled: the run was canceled")
 	case last.Type == agent.RunError:
 		return evs, fmt.Errorf("%s: %s", last.End.Error.Code, last.End.Error.Message)
+	case last.End.FinishReason != agent.FinishStop:
+		return evs, unfinished(last.End.FinishReason, maxSteps(s.agent))
 	}
 	return evs, nil
+}
+
+// unfinished is the error of a run that completed without finishing its
+// work: a limit or a deadline stopped it, so its answer and its edits are
+// not what was asked.
+func unfinished(reason string, turns int) error {
+	switch reason {
+	case agent.FinishMaxTurns:
+		return fmt.Errorf("the agent stopped at its turn limit (%d turns) before it finished; run again with a larger --max-steps", turns)
+	case agent.FinishBudget:
+		return errors.New("the agent used up its budget before it finished")
+	case agent.FinishTimeout:
+		return errors.New("the run timed out before it finished (a question got no answer in time, or the run's deadline passed)")
+	}
+	return fmt.Errorf("the run ended (%s) before it finished", reason)
 }
 
 // bind gives a run its tools on the book: the book tools (with the cursor
