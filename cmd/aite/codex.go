@@ -23,12 +23,22 @@ func codexOrder(args []string) []string {
 	if i < 0 || args[i] != "codex" || i+2 >= len(args) {
 		return args
 	}
-	book, sub := args[i+1], args[i+2]
+	// the book and the subcommand: the next two words that are not flags
+	var at []int
+	for j := i + 1; j < len(args) && len(at) < 2; j++ {
+		if !strings.HasPrefix(args[j], "-") {
+			at = append(at, j)
+		}
+	}
+	if len(at) < 2 {
+		return args
+	}
+	book, sub := args[at[0]], args[at[1]]
 	if slices.Contains(codexSubcommands, book) || !slices.Contains(codexSubcommands, sub) {
 		return args
 	}
 	out := slices.Clone(args)
-	out[i+1], out[i+2] = sub, book
+	out[at[0]], out[at[1]] = sub, book
 	return out
 }
 
@@ -65,7 +75,18 @@ BOOK.md --entry NAME' lists the items naming an entry.`),
   aite codex add book.md "Анфиса Павловна" --alias "жена Кузовкова" --description "жена городского головы"
   aite codex merge book.md Ерофеич Ерофей
   aite codex export book.md --format json -o codex.json`,
-		Args: cobra.NoArgs,
+		// A run function, so that cobra checks the arguments: without one it
+		// prints the help for a misspelled subcommand and exits 0.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			unknown := args[0]
+			if _, err := os.Stat(unknown); err == nil && len(args) > 1 { // aite codex BOOK.md lst
+				unknown = args[1]
+			}
+			return reading.Usagef("unknown codex subcommand %q (%s)", unknown, strings.Join(codexSubcommands, ", "))
+		},
 	}
 	cmd.AddCommand(newCodexBuildCmd(o), newCodexListCmd(o), newCodexShowCmd(o), newCodexAddCmd(o), newCodexEditCmd(o),
 		newCodexRmCmd(o), newCodexMergeCmd(o), newCodexImportCmd(o), newCodexExportCmd(o))

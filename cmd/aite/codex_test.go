@@ -111,6 +111,9 @@ func TestCodexCommands(t *testing.T) {
 	r = mustRun(t, "cursor", book, "--entry", "Штейн", "--no-content")
 	require.Contains(t, r.stdout, "52:1.2.p17")
 	wantFail(t, 1, []string{"one of --keywords, --entry and --targets"}, "cursor", book, "--entry", "Штейн", "--keywords", "x")
+	wantFail(t, 1, []string{`unknown codex subcommand "lst"`, "build, list"}, "codex", "lst", book)
+	wantFail(t, 1, []string{`unknown codex subcommand "lst"`}, "codex", book, "lst")
+	require.Contains(t, mustRun(t, "codex", "--json", book, "list").stdout, `"entries"`, "a flag before the book")
 }
 
 func TestCodexBuildWithAModel(t *testing.T) {
