@@ -122,6 +122,15 @@ func TestNavigateCollectListsSavesAndWalksTheSet(t *testing.T) {
 	require.NoError(t, os.WriteFile(fresh, []byte("# A\n\nText.\n"), 0o644))
 	wantFail(t, 1, []string{`no saved target set "clock"`, "none is saved", "--save NAME"}, "cursor", fresh, "--targets", "clock")
 	wantFail(t, 1, []string{"none is saved"}, "navigate", fresh, "x", "--targets", "clock")
+
+	// An item of the set deleted: every command that walks or lists the set says so.
+	mustRun(t, "edit", w.book, "delete", saved[0])
+	r := mustRun(t, "cursor", w.book, "--targets", "clock", "--no-content")
+	require.Equal(t, saved[1:], pointerLine.FindAllString(r.stdout, -1))
+	require.Contains(t, r.stderr, `1 item of the saved target set "clock" no longer exists`)
+	require.Contains(t, mustRun(t, "targets", w.book, "clock").stdout, "(1 item of the set no longer exists)")
+	_, errOut, _ = runAite("", "navigate", w.book, "a paragraph about the clock", "--targets", "clock", "--mode", "last")
+	require.Contains(t, errOut, "no longer exists")
 }
 
 // TestNavigateBatchLimitIsIncompleteAndResumes: a walk stopped by

@@ -180,31 +180,33 @@ func (r sessionReader) EntryCursor(entry string, spec cursor.Spec) (cursor.Info,
 
 // TargetsCursor creates a cursor over the live items of a saved target
 // set (reading.TargetsReader).
-func (r sessionReader) TargetsCursor(name string, spec cursor.Spec) (cursor.Info, error) {
-	ids, err := r.savedSet(name)
+func (r sessionReader) TargetsCursor(name string, spec cursor.Spec) (cursor.Info, int, error) {
+	ids, gone, err := r.savedSet(name)
 	if err != nil {
-		return cursor.Info{}, err
+		return cursor.Info{}, 0, err
 	}
 	spec.Type, spec.Keywords, spec.IDs = cursor.Search, nil, ids
 	if spec.Description == "" {
 		spec.Description = "the saved target set " + name
 	}
-	return r.s.CreateCursor(r.id, spec)
+	info, err := r.s.CreateCursor(r.id, spec)
+	return info, gone, err
 }
 
 // savedSet returns the IDs of a saved target set of the book that still
-// name items, in document order.
-func (r sessionReader) savedSet(name string) ([]int, error) {
+// name items, in document order, and how many of its items no longer
+// exist (deleted, or rewritten by another program).
+func (r sessionReader) savedSet(name string) ([]int, int, error) {
 	sets, err := editor.SavedTargetSets(r.id)
 	if err != nil {
-		return nil, &reading.IOError{Err: err}
+		return nil, 0, &reading.IOError{Err: err}
 	}
 	s, ok := sets[name]
 	switch {
 	case !ok && len(sets) == 0:
-		return nil, reading.Usagef("no saved target set %q for %s: none is saved ('aite navigate %s TASK --mode collect --save NAME' saves one)", name, r.id, r.id)
+		return nil, 0, reading.Usagef("no saved target set %q for %s: none is saved ('aite navigate %s TASK --mode collect --save NAME' saves one)", name, r.id, r.id)
 	case !ok:
-		return nil, reading.Usagef("no saved target set %q for %s (saved: %s)", name, r.id, strings.Join(editor.SavedSetNames(sets), ", "))
+		return nil, 0, reading.Usagef("no saved target set %q for %s (saved: %s)", name, r.id, strings.Join(editor.SavedSetNames(sets), ", "))
 	}
 	var live []editor.ItemView
 	for _, id := range s.IDs {
@@ -217,5 +219,5 @@ func (r sessionReader) savedSet(name string) ([]int, error) {
 	for i, it := range live {
 		ids[i] = it.ID
 	}
-	return ids, nil
+	return ids, len(s.IDs) - len(ids), nil
 }

@@ -198,10 +198,11 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 	spec := cursor.NewSpec(cursor.FullScan)
 	switch {
 	case req.Targets != "":
-		ids, err := b.SavedSet(req.Targets)
+		ids, gone, err := b.SavedSet(req.Targets)
 		if err != nil {
 			return spec, err
 		}
+		reading.NoteGone(req.Log, req.Targets, gone, len(ids))
 		spec = cursor.NewSpec(cursor.Search)
 		spec.IDs, spec.Description = ids, "the saved target set "+req.Targets
 	case len(req.Keywords) > 0:
@@ -223,8 +224,8 @@ func (b *Book) taskCursor(req NavigateRequest) (cursor.Spec, error) {
 }
 
 // SavedSet returns the IDs of a saved target set of the book that still
-// name items, in document order.
-func (b *Book) SavedSet(name string) ([]int, error) {
+// name items, in document order, and how many of its items no longer exist.
+func (b *Book) SavedSet(name string) ([]int, int, error) {
 	return sessionReader{s: b.s, id: b.id}.savedSet(name)
 }
 

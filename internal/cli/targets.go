@@ -54,12 +54,11 @@ type TargetSetJSON struct {
 
 // WriteTargetSet lists the items of one saved target set.
 func WriteTargetSet(w io.Writer, b *Book, name string, asJSON bool) error {
-	ids, err := b.SavedSet(name)
+	ids, gone, err := b.SavedSet(name)
 	if err != nil {
 		return err
 	}
-	sets, _ := editor.SavedTargetSets(b.id)
-	out := TargetSetJSON{Name: name, Items: []cursor.Target{}, Gone: sets[name].Count - len(ids)}
+	out := TargetSetJSON{Name: name, Items: []cursor.Target{}, Gone: gone}
 	for _, id := range ids {
 		it, _ := b.ByID(id)
 		out.Items = append(out.Items, cursor.Target{Pointer: it.Pointer, Kind: it.Kind, Excerpt: reading.Excerpt(it, reading.ExcerptRunes)})
@@ -73,7 +72,7 @@ func WriteTargetSet(w io.Writer, b *Book, name string, asJSON bool) error {
 	}
 	reading.WriteColumns(w, rows, "")
 	if out.Gone > 0 {
-		fmt.Fprintf(w, "(%s of the set no longer exist)\n", reading.Plural(out.Gone, "item"))
+		fmt.Fprintf(w, "(%s of the set no longer %s)\n", reading.Plural(out.Gone, "item"), reading.ExistVerb(out.Gone))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ package reading
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/aitexteditor/aite/internal/bookview"
@@ -76,7 +77,26 @@ type TargetsReader interface {
 	// TargetsCursor creates a cursor over the live items of a saved target
 	// set, in document order; spec's other filters (kinds, regex, within)
 	// still apply.
-	TargetsCursor(name string, spec cursor.Spec) (cursor.Info, error)
+	// It also returns how many of the set's items no longer exist.
+	TargetsCursor(name string, spec cursor.Spec) (cursor.Info, int, error)
+}
+
+// NoteGone tells on w that gone of the items of the saved target set name
+// no longer exist (deleted, or rewritten by another program), so a walk of
+// the set covers only the live ones.
+func NoteGone(w io.Writer, name string, gone, live int) {
+	if gone > 0 && w != nil {
+		fmt.Fprintf(w, "aite: note: %s of the saved target set %q no longer %s (deleted or rewritten); walking the %d that remain\n",
+			Plural(gone, "item"), name, ExistVerb(gone), live)
+	}
+}
+
+// ExistVerb is "exists" for one, "exist" for any other number.
+func ExistVerb(n int) string {
+	if n == 1 {
+		return "exists"
+	}
+	return "exist"
 }
 
 // errNoTargets is the error of --targets over a Reader without them.

@@ -299,9 +299,9 @@ func (c *CursorCommand) Prepare(*pflag.FlagSet, []string) error {
 }
 
 // Run prints every portion of the cursor.
-func (c *CursorCommand) Run(b *Book, asJSON bool, out, _ io.Writer) error {
+func (c *CursorCommand) Run(b *Book, asJSON bool, out, log io.Writer) error {
 	k := 0
-	return b.Portions(c.req, func(p cursor.Portion) error {
+	return b.Portions(c.req, log, func(p cursor.Portion) error {
 		k++
 		if asJSON {
 			return WriteJSONLine(out, p)

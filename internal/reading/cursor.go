@@ -59,7 +59,7 @@ func (r CursorRequest) Spec() (cursor.Spec, error) {
 // Portions creates the cursor and hands each of its portions to emit,
 // until the cursor has no more. Pointer errors (of Within or StartAfter)
 // carry the nearest items.
-func (b *Book) Portions(req CursorRequest, emit func(cursor.Portion) error) error {
+func (b *Book) Portions(req CursorRequest, log io.Writer, emit func(cursor.Portion) error) error {
 	spec, err := req.Spec()
 	if err != nil {
 		return err
@@ -77,7 +77,11 @@ func (b *Book) Portions(req CursorRequest, emit func(cursor.Portion) error) erro
 		if !ok {
 			return errNoTargets
 		}
-		info, err = tr.TargetsCursor(req.Targets, spec)
+		var gone int
+		info, gone, err = tr.TargetsCursor(req.Targets, spec)
+		if err == nil {
+			NoteGone(log, req.Targets, gone, len(info.IDs))
+		}
 	default:
 		info, err = b.r.CreateCursor(spec)
 	}
