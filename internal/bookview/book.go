@@ -60,8 +60,12 @@ func (b *Book) CreateCursor(spec cursor.Spec) (cursor.Info, error) { return b.re
 
 // Next returns a cursor's next portion.
 func (b *Book) Next(name string) (cursor.Portion, error) {
-	b.index = IndexFor(b.index, b.doc)
-	return b.reg.Next(b.doc, b.index, name)
+	var x cursor.KeywordIndex
+	if b.reg.NeedsIndex(b.doc, name) {
+		b.index = IndexFor(b.index, b.doc)
+		x = b.index
+	}
+	return b.reg.Next(b.doc, x, name)
 }
 
 // Search runs an exact or ranked search.

@@ -76,6 +76,15 @@ func (r *Registry) Next(d *document.Document, x KeywordIndex, name string) (Port
 	return c.next(d, x, name)
 }
 
+// NeedsIndex reports whether the next portion of the named cursor would
+// use a keyword index: a keyword cursor whose matches are not current for
+// d. Callers build an index only then (building one costs about a parse).
+func (r *Registry) NeedsIndex(d *document.Document, name string) bool {
+	c, err := r.get(name)
+	return err == nil && c.spec.Type != Search && len(c.spec.Keywords) > 0 &&
+		(c.version != d.Version() || c.matches == nil)
+}
+
 // Reset puts a cursor back before its first item (after its start pointer).
 func (r *Registry) Reset(name string) error {
 	c, err := r.get(name)

@@ -24,7 +24,11 @@ func (s *Session) Next(id, name string) (cursor.Portion, error) {
 	var out cursor.Portion
 	err := s.with(id, func(b *book) error {
 		var err error
-		out, err = b.reg.Next(b.doc, b.keywordIndex(s.once), name)
+		var x cursor.KeywordIndex
+		if b.reg.NeedsIndex(b.doc, name) {
+			x = b.keywordIndex(s.once)
+		}
+		out, err = b.reg.Next(b.doc, x, name)
 		return err
 	})
 	return out, err
