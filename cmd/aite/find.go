@@ -51,7 +51,8 @@ JSON: {"mode": "keyword"|"exact"|"ranked"|"entry"|"semantic"|"hybrid", "query",
 "entry": {"id", "name", "aliases"} (--entry), "rankedBy", "notice" (--semantic
 and --hybrid: how they ranked in the end, and why not by meaning), "results":
 [{"pointer",
-"id", "label", "kind", "index", "score", "snippet", "text"}]}; "score" is
+"id", "label", "kind", "index", "score", "snippet", "text"}], "limitReached"}:
+"limitReached" is true when --limit may have cut the list; "score" is
 set by --ranked (BM25), --semantic (cosine) and --hybrid (fused), "snippet"
 (with ** ** around the matches) by every mode but the default, "text" (the
 item's plain text) by the default mode.`, search.MaxLimit, search.DefaultLimit)),

@@ -271,9 +271,16 @@ func TestFindJSONFieldNames(t *testing.T) {
 	} {
 		r := mustRun(t, append([]string{"find", "--json", path}, tc.args...)...)
 		m := decodeObject(t, r.stdout)
-		wantKeys(t, "find", m, "mode", "query", "results")
+		wantKeys(t, "find", m, "mode", "query", "results", "limitReached")
 		hit := m["results"].([]any)[0]
 		wantKeys(t, "result", hit, append([]string{"pointer", "id", "label", "kind", "index"}, tc.keys...)...)
+	}
+	if few := decodeObject(t, mustRun(t, "find", "--json", "--ranked", path, "Штейн").stdout); few["limitReached"] != false {
+		t.Errorf("4 hits under the default limit: limitReached = %v", few["limitReached"])
+	}
+	cut := decodeObject(t, mustRun(t, "find", "--json", path, "Варя", "--limit", "1").stdout)
+	if cut["limitReached"] != true {
+		t.Errorf("--limit 1: limitReached = %v; --json must say the limit may have cut the list, as the text does", cut["limitReached"])
 	}
 	_, _, hits := findJSON(t, path, "Звёздочкина")
 	if h := hits[0]; h.ID != 6 || h.Label != "1.1.p3" || h.Kind != "Code" || h.Index != 5 || !strings.Contains(h.Text, "ЗВЕЗДОЧКИНУ") {

@@ -71,7 +71,7 @@ type Found struct {
 	Notice   string    `json:"notice,omitempty"`
 	Results  []FindHit `json:"results"`
 	// LimitReached is set when the limit may have cut the list.
-	LimitReached bool `json:"-"`
+	LimitReached bool `json:"limitReached"`
 	limit        int
 }
 
