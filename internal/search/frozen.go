@@ -272,7 +272,7 @@ func decodeIndex(data []byte) (*frozenIndex, int, int64, error) {
 		f.s[i] = data[off : off+n]
 		off += (n + 3) &^ 3
 	}
-	if off != len(data) && off-len(data) >= 4 {
+	if off < len(data) { // every section is padded to 4 bytes, the last one too
 		return nil, 0, 0, corruptf("%d bytes after the sections", len(data)-off)
 	}
 	want := map[int]int{secStemOff: 4 * (nTerms + 1), secPostOff: 4 * (nTerms + 1), secFoldOff: 4 * (nVocab + 1),

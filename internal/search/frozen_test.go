@@ -101,6 +101,10 @@ func TestDecodeIndexDamaged(t *testing.T) {
 		_, err := Decode(d, enc[:n])
 		require.ErrorIs(t, err, ErrCorrupt, "truncated to %d", n)
 	}
+	for _, extra := range []int{1, 4, 8} {
+		_, err := Decode(d, append(append([]byte(nil), enc...), make([]byte, extra)...))
+		require.ErrorIs(t, err, ErrCorrupt, "%d bytes after the sections", extra)
+	}
 	_, err = Decode(markdown.Parse([]byte("Другая книга.\n")), enc)
 	require.ErrorIs(t, err, ErrCorrupt)
 	for i := 0; i < len(enc); i += 1 + len(enc)/400 {
