@@ -209,17 +209,6 @@ func Write(path string, src [][]byte, sha [32]byte, state []byte, secs Sections)
 	return writeParts(CachePath(path), Encode(b, src, state, secs), false)
 }
 
-// Remove deletes the cache of a book file (when another record of the book
-// changes without the cache being rewritten, so that the next command does
-// not even have to check it). A missing cache is fine.
-func Remove(path string) error {
-	err := os.Remove(CachePath(path))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 // Decode checks the bytes of a cache against the book version src (with
 // the modification time mtime) and returns its sections. Any mismatch or
 // damage gives an error wrapping ErrStale that says what did not match.

@@ -115,18 +115,3 @@ func SavedSetNames(sets map[string]SavedSet) []string {
 	sort.Strings(names)
 	return names
 }
-
-// ReadStateFile reads the file name of a book file's state directory
-// (os.ErrNotExist when there is none).
-func ReadStateFile(book, name string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(StateDir(book), name))
-}
-
-// WriteStateFile writes the file name of a book file's state directory
-// atomically, creating the directory when needed.
-func WriteStateFile(book, name string, data []byte) error {
-	if err := writeStateFile(filepath.Join(StateDir(book), name), data); err != nil {
-		return fmt.Errorf("%w: %w", ErrIO, err)
-	}
-	return nil
-}
