@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/codex"
@@ -210,7 +212,8 @@ func writeTextBuild(w io.Writer, rep codex.BuildReport, c *codex.Codex) {
 	if len(rep.Skipped) > 0 {
 		fmt.Fprintf(w, "left out (you removed them): %s\n", strings.Join(rep.Skipped, ", "))
 	}
-	for id, names := range rep.Suggestions {
+	for _, id := range slices.Sorted(maps.Keys(rep.Suggestions)) {
+		names := rep.Suggestions[id]
 		if e, err := c.Find(id); err == nil {
 			fmt.Fprintf(w, "the text also names %s as %s (aite codex edit BOOK %s --alias NAME adds one)\n", e.Name, strings.Join(names, ", "), id)
 		}
