@@ -80,6 +80,14 @@ func TestReportWithoutPrices(t *testing.T) {
 	require.NoError(t, r.WriteMarkdown(&md))
 	require.Contains(t, md.String(), "prices: unknown")
 	require.NotContains(t, md.String(), "0.0000")
+	require.Contains(t, md.String(), "`*`: tokens estimated", "a row is estimated")
+
+	for i := range res {
+		res[i].EstimatedCalls = 0
+	}
+	md.Reset()
+	require.NoError(t, NewReport(p, ModelInfo{Key: "local"}, res, "").WriteMarkdown(&md))
+	require.NotContains(t, md.String(), "tokens estimated", "no row is estimated, no footnote")
 }
 
 func TestCompareReports(t *testing.T) {

@@ -87,15 +87,20 @@ func (r *Report) writeTasks(b *strings.Builder) {
 	b.WriteString("\n## Tasks\n\n")
 	b.WriteString("| task | result | answer | gold | calls | tokens | cost | time | why |\n")
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|---|\n")
+	estimated := false
 	for _, t := range r.Tasks {
 		est := ""
 		if t.EstimatedCalls > 0 {
-			est = "*"
+			est, estimated = "*", true
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s%s | %s | %s | %s |\n", t.ID, t.Result, cell(t.Answer, 60), cell(t.Gold, 60),
 			t.Calls, Tokens(t.InputTokens+t.OutputTokens), est, costText(t.Cost), seconds(t.Seconds), cell(t.Reason, 120))
 	}
-	b.WriteString("\n`*`: tokens estimated. Each task's prompt and what the agents did are in its log in the results directory.\n")
+	b.WriteString("\n")
+	if estimated {
+		b.WriteString("`*`: tokens estimated. ")
+	}
+	b.WriteString("Each task's prompt and what the agents did are in its log in the results directory.\n")
 }
 
 // cell makes a value fit a table cell: one line, no pipes, at most n runes.
