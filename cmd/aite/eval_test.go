@@ -137,6 +137,20 @@ func TestEvalStopsWhenTheModelRefusesTheKey(t *testing.T) {
 	require.Contains(t, res.stderr, "run the same command again to go on from there")
 }
 
+// TestEvalWithNothingToMeasure: a book that gives no task is an error that
+// says why, not an empty report.
+func TestEvalWithNothingToMeasure(t *testing.T) {
+	fakeModel(t, func(llmtest.Request) llmtest.Response {
+		return llmtest.Response{Status: http.StatusInternalServerError}
+	})
+	path := filepath.Join(t.TempDir(), "tiny.md")
+	require.NoError(t, os.WriteFile(path, []byte("# T\n\nhello world.\n"), 0o644))
+	res := run(t, "", "eval", path, "--tasks", "1", "--yes")
+	require.Equal(t, 1, res.code, res.stderr)
+	require.Contains(t, res.stderr, "nothing to measure on")
+	require.Contains(t, res.stderr, "too few names")
+}
+
 func TestEvalRefusesBadFlagsBeforeAnyModel(t *testing.T) {
 	t.Setenv("AITE_MODEL", "")
 	t.Setenv("OPENAI_API_KEY", "")

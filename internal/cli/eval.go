@@ -86,6 +86,13 @@ func Eval(ctx context.Context, req EvalRequest) error {
 	if err != nil {
 		return err
 	}
+	if len(plan.Tasks) == 0 {
+		why := "the book gives no tasks for these families"
+		if len(plan.Notes) > 0 {
+			why = strings.Join(plan.Notes, "; ")
+		}
+		return reading.Usagef("nothing to measure on %s: %s", req.Book, why)
+	}
 	info := modelInfo(req.Model)
 	root, err := evalRoot(req)
 	if err != nil {
