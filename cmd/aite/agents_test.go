@@ -185,6 +185,10 @@ func TestAskUnknownAgent(t *testing.T) {
 	require.Contains(t, log, `unknown agent "nobody"`)
 	require.Contains(t, log, "bookEditorProtocol")
 	require.NotContains(t, log, "cursorAgent", "internal sub-agents are not listed")
+
+	_, log, code = runAsk(t, book, "hi", "--agent", "demoPlanner", "--max-steps", "3")
+	require.Equal(t, cli.ExitUsage, code, "--max-steps would have no effect")
+	require.Contains(t, log, "--max-steps bounds the turns of a REACT or protocol agent; demoPlanner is PLAN_EXECUTE")
 }
 
 // TestSameEditsThroughTheCLIAndTheServer drives one scenario through

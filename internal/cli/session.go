@@ -10,6 +10,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agentdef"
 	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/internal/server/builtins"
 	"github.com/aitexteditor/aite/internal/store"
 	"github.com/aitexteditor/aite/internal/store/memory"
@@ -56,6 +57,10 @@ func newAgentSession(b *Book, req AskRequest, term *terminal) (*agentSession, er
 	if err != nil {
 		defs.close()
 		return nil, err
+	}
+	if req.MaxSteps > 0 && a.React == nil && a.Protocol == nil {
+		defs.close()
+		return nil, reading.Usagef("--max-steps bounds the turns of a REACT or protocol agent; %s is %s", key, a.Mode)
 	}
 	s := &agentSession{b: b, req: req, defs: defs, agent: withMaxSteps(a, req.MaxSteps), mem: memory.New(),
 		chatID: "cli"}
