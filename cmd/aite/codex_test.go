@@ -55,7 +55,7 @@ func TestCodexCommands(t *testing.T) {
 	require.Contains(t, r.stdout, "added Анфиса (character, id анфиса)")
 	wantFail(t, 1, []string{"Анфиса Павловна", "анфиса-павловна"}, "codex", "show", book, "Анфиса Павловна") // two entries have the name
 	wantFail(t, 1, []string{"no item has the ID 9999"}, "codex", "add", book, "X", "--fact", "f@9999")
-	wantFail(t, 1, []string{"unknown entry kind"}, "codex", "add", book, "X", "--kind", "planet")
+	wantFail(t, 1, []string{"--kind: unknown kind \"planet\""}, "codex", "add", book, "X", "--kind", "planet")
 	wantFail(t, 1, []string{"TYPE=TARGET"}, "codex", "add", book, "X", "--relation", "no equals")
 
 	mustRun(t, "codex", "rm", book, "анфиса-павловна")
@@ -112,6 +112,8 @@ func TestCodexCommands(t *testing.T) {
 	require.Contains(t, r.stdout, "52:1.2.p17")
 	wantFail(t, 1, []string{"one of --keywords, --entry and --targets"}, "cursor", book, "--entry", "Штейн", "--keywords", "x")
 	wantFail(t, 1, []string{`unknown codex subcommand "lst"`, "build, list"}, "codex", "lst", book)
+	wantFail(t, 1, []string{`--kind: unknown kind "bogus" (character, place,`}, "codex", "list", book, "--kind", "bogus")
+	wantFail(t, 1, []string{`--kind: unknown kind "bogus"`}, "codex", "add", book, "Тест", "--kind", "bogus")
 	wantFail(t, 1, []string{`unknown codex subcommand "lst"`}, "codex", book, "lst")
 	require.Contains(t, mustRun(t, "codex", "--json", book, "list").stdout, `"entries"`, "a flag before the book")
 }

@@ -26,6 +26,25 @@ func codexError(err error) error {
 	return err
 }
 
+// kindFlag reads the value of --kind: an unknown kind is a usage error
+// that names the flag and the kinds there are.
+func kindFlag(s string) (codex.Kind, error) {
+	k, err := codex.ParseKind(s)
+	if err != nil {
+		return "", reading.Usagef("--kind: unknown kind %q (%s)", s, kindNames())
+	}
+	return k, nil
+}
+
+// kindNames lists the entry kinds.
+func kindNames() string {
+	names := make([]string, len(codex.Kinds))
+	for i, k := range codex.Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Codex returns the book's codex and where it comes from, writing a
 // warning (a damaged stored codex, a malformed sidecar) to log.
 func (b *Book) Codex(log io.Writer) (*codex.Codex, editor.CodexInfo, error) {
@@ -64,15 +83,16 @@ type CodexListJSON struct {
 // CodexList writes the entries (of one kind, when given) with the number
 // of items that name them.
 func CodexList(w, log io.Writer, b *Book, kind string, asJSON bool) error {
+	var k codex.Kind
+	if kind != "" {
+		var err error
+		if k, err = kindFlag(kind); err != nil {
+			return err
+		}
+	}
 	c, info, err := b.Codex(log)
 	if err != nil {
 		return err
-	}
-	var k codex.Kind
-	if kind != "" {
-		if k, err = codex.ParseKind(kind); err != nil {
-			return codexError(err)
-		}
 	}
 	uses, err := b.s.CodexUses(b.id)
 	if err != nil {
@@ -251,7 +271,7 @@ func (ch EntryChange) apply(e *codex.Entry, c *codex.Codex) error {
 		e.AddAlias(old)
 	}
 	if ch.Kind != "" {
-		k, err := codex.ParseKind(ch.Kind)
+		k, err := kindFlag(ch.Kind)
 		if err != nil {
 			return err
 		}
