@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestCodexCommands(t *testing.T) {
 	require.Len(t, list.Entries, 3, "Верхние Ключи, Тверь, Нижней (улицы)")
 	require.Equal(t, "верхние-ключи", list.Entries[0].ID)
 	require.Equal(t, 5, list.Entries[0].Items)
+	buildLine := regexp.MustCompile(`Верхние Ключи +place +(\d+) items`).FindStringSubmatch(mustRun(t, "codex", "build", book).stderr)
+	require.NotNil(t, buildLine)
+	require.Equal(t, "5", buildLine[1], "build counts an entry's items as list does")
 
 	r = mustRun(t, "codex", "show", book, "аркадий львович")
 	require.Contains(t, r.stdout, "Звёздочкин  (character, text; id звездочкин)")

@@ -12,6 +12,7 @@ import (
 	"github.com/aitexteditor/aite/internal/codex"
 	"github.com/aitexteditor/aite/internal/codex/assist"
 	"github.com/aitexteditor/aite/internal/cursoragent"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/llm/models"
 	"github.com/aitexteditor/aite/internal/reading"
 )
@@ -80,7 +81,11 @@ func CodexBuild(ctx context.Context, req CodexBuildRequest) error {
 	out := CodexBuildJSON{Text: codexTextJSON{Candidates: len(rep.Candidates), Added: rep.Added, Updated: rep.Updated,
 		Kept: rep.Kept, Removed: rep.Removed, Skipped: rep.Skipped, Suggestions: rep.Suggestions}, Entries: c.Len()}
 	if !req.JSON {
-		writeTextBuild(req.Log, rep, c)
+		uses, err := b.s.CodexUses(b.id)
+		if err != nil {
+			return err
+		}
+		writeTextBuild(req.Log, rep, c, uses)
 	}
 	builder := &assist.Builder{Book: b.id, Plans: assist.SessionPlans{Session: b.s, Book: b.id}, MaxEntries: req.Entries, All: req.All,
 		Agent: &cursoragent.Agent{Session: b.s, Store: cursoragent.FileStore{Book: req.Book}}}
@@ -195,7 +200,9 @@ func entriesText(n int) string {
 }
 
 // writeTextBuild says what the text gave.
-func writeTextBuild(w io.Writer, rep codex.BuildReport, c *codex.Codex) {
+// Each entry's items are counted as codex list and show count them (every
+// item that names it), not as the name finder saw them.
+func writeTextBuild(w io.Writer, rep codex.BuildReport, c *codex.Codex, uses map[string]editor.EntryUses) {
 	fmt.Fprintf(w, "from the text: %d characters and places (%d new, %d updated, %d kept as they were, %d no longer in the text)\n",
 		len(rep.Candidates), rep.Added, rep.Updated, rep.Kept, rep.Removed)
 	for i, cand := range rep.Candidates {
@@ -207,7 +214,11 @@ func writeTextBuild(w io.Writer, rep codex.BuildReport, c *codex.Codex) {
 		if len(cand.Entry.Aliases) > 0 {
 			also = " — also " + strings.Join(cand.Entry.Aliases, "; ")
 		}
-		fmt.Fprintf(w, "  %-24s %-9s %3d items%s\n", cand.Entry.Name, cand.Entry.Kind, cand.Items, also)
+		items := cand.Items
+		if e, err := c.Find(cand.Entry.Name); err == nil {
+			items = uses[e.ID].Items
+		}
+		fmt.Fprintf(w, "  %-24s %-9s %3d items%s\n", cand.Entry.Name, cand.Entry.Kind, items, also)
 	}
 	if len(rep.Skipped) > 0 {
 		fmt.Fprintf(w, "left out (you removed them): %s\n", strings.Join(rep.Skipped, ", "))
