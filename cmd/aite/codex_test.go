@@ -64,7 +64,7 @@ func TestCodexCommands(t *testing.T) {
 
 	mustRun(t, "codex", "rm", book, "анфиса-павловна")
 	r = mustRun(t, "codex", "show", book, "Анфиса", "--at", "1.1.p1")
-	require.Contains(t, r.stdout, "facts known at 4:1.1.p1 (0 of 1)")
+	require.Contains(t, r.stdout, "facts known at 4:1.1.p1: none yet (1 known later)")
 	r = mustRun(t, "codex", "show", book, "Анфиса", "--at", "74")
 	require.Contains(t, r.stdout, "1. печёт пироги (74:1.3.2.p9)")
 	require.Contains(t, r.stdout, "жена → Кузовков")

@@ -223,9 +223,12 @@ func writeEntry(w io.Writer, b *Book, v CodexShowJSON, facts []codex.Fact, c *co
 			fmt.Fprintf(w, "%s → %s\n", r.Type, target)
 		}
 	}
-	if v.At != "" {
+	switch {
+	case v.At != "" && len(facts) == 0:
+		fmt.Fprintf(w, "\nfacts known at %s: none yet (%d known later)\n", v.At, len(e.Facts))
+	case v.At != "":
 		fmt.Fprintf(w, "\nfacts known at %s (%d of %d):\n", v.At, len(facts), len(e.Facts))
-	} else if len(facts) > 0 {
+	case len(facts) > 0:
 		fmt.Fprintln(w, "\nfacts:")
 	}
 	for i, f := range facts {
