@@ -62,6 +62,13 @@ type documentCodex struct {
 // codexFailure answers an error of a codex call: 404 for an unknown
 // document or entry, 400 for an invalid or ambiguous one (and for a bad
 // pointer), else 500.
+// noAppendixMsg answers an import from a text without appendix sections.
+const noAppendixMsg = "No appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import"
+
+// errNoAppendix is the error of an import from a text without appendix
+// sections.
+var errNoAppendix = errors.New("no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import")
+
 func (s *Server) codexFailure(w http.ResponseWriter, r *http.Request, id string, err error) {
 	var pe *document.PointerError
 	switch {
@@ -453,23 +460,28 @@ func (s *Server) postCodexImport(w http.ResponseWriter, r *http.Request) {
 		in = c
 	case body.Markdown != "":
 		in = codex.FromAppendix(markdown.Parse([]byte(body.Markdown)).Items())
-	case body.Appendix:
-		src, err := s.opts.Documents.session.Source(id)
-		if err == nil {
-			in = codex.FromAppendix(markdown.Parse(src).Items())
-		}
+	case body.Appendix: // read under the document's lock, from its current text
 	default:
 		writeValidation(w, map[string]string{"codex": "give codex, markdown or appendix"})
 		return
 	}
-	if in == nil {
-		writeError(w, http.StatusBadRequest, "No appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import", nil)
+	if in == nil && !body.Appendix {
+		writeError(w, http.StatusBadRequest, noAppendixMsg, nil)
 		return
 	}
 	var added int
 	skipped := []string{}
 	var total int
 	err := s.updateCodex(r, id, func(c *codex.Codex) error {
+		if body.Appendix {
+			src, err := s.opts.Documents.session.Source(id)
+			if err != nil {
+				return err
+			}
+			if in = codex.FromAppendix(markdown.Parse(src).Items()); in == nil {
+				return errNoAppendix
+			}
+		}
 		if body.Replace {
 			*c = codex.Codex{Rejected: c.Rejected}
 		}
@@ -478,6 +490,10 @@ func (s *Server) postCodexImport(w http.ResponseWriter, r *http.Request) {
 		skipped = append(skipped, sk...)
 		return err
 	})
+	if errors.Is(err, errNoAppendix) {
+		writeError(w, http.StatusBadRequest, noAppendixMsg, nil)
+		return
+	}
 	if err != nil {
 		s.codexFailure(w, r, id, err)
 		return

@@ -119,6 +119,10 @@ func TestDocumentCodexEndpoints(t *testing.T) {
 	require.EqualValues(t, 9, imp["entries"])
 	require.Equal(t, http.StatusBadRequest, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/import",
 		map[string]any{"documentId": other.DocumentID, "appendix": true}).Status, "the book has no appendix")
+	withCards := e.upload(t, "# Книга\n\nВаря читала.\n\n## Characters\n\n- Варя: ученица, дочь смотрителя\n")
+	imp = mtData[map[string]any](t, cxSend(t, e.h, http.MethodPost, "/api/ap/document/codex/import",
+		map[string]any{"documentId": withCards.DocumentID, "appendix": true}))
+	require.EqualValues(t, 1, imp["entries"], "the book's own appendix, read under its lock: %v", imp)
 
 	// find by entry.
 	found := mtData[documentFound](t, mtGet(t, e.h, "/api/ap/document/find"+q+"&mode=entry&headings=true&q="+url.QueryEscape("Штейн")))
