@@ -127,6 +127,7 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	}
 	b := &book{id: path, path: path, saved: document.TextOf(src), checked: true}
 	sha := ""
+	var hashes []uint64 // of the items, when adopting the IDs computed them
 	b.cached = c != nil
 	switch {
 	case c != nil && c.ids: // the cache holds this version with the recorded IDs
@@ -140,7 +141,10 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		}
 	default:
 		b.doc = markdown.Parse(src)
-		b.origin, b.newIDs = adopt(b.doc, old, "")
+		if old != nil {
+			sha = digest(src) // once, for adopting the IDs and for the record
+		}
+		b.origin, b.newIDs, hashes = adoptHashing(b.doc, old, sha)
 		if len(src) >= lightenFrom {
 			b.doc = lighten(b.doc)
 		}
@@ -151,7 +155,7 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	}
 	b.rec = old
 	if b.origin != IDsRecorded {
-		b.rec = recordOf(b.doc, sha)
+		b.rec = recordWith(b.doc, sha, hashes)
 		if err := writeRecord(path, b.rec); err != nil {
 			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
 		}

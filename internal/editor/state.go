@@ -66,12 +66,19 @@ type idRecord struct {
 
 // recordOf describes a document as it is (its source must be the file's);
 // sha is the SHA-256 of the source in hex, computed when "".
-func recordOf(d *document.Document, sha string) *idRecord {
+func recordOf(d *document.Document, sha string) *idRecord { return recordWith(d, sha, nil) }
+
+// recordWith is recordOf reusing the item hashes of d when a caller has
+// them (nil: computed).
+func recordWith(d *document.Document, sha string, hashes []uint64) *idRecord {
 	if sha == "" {
 		sha = digestText(d.SourceText())
 	}
+	if hashes == nil {
+		hashes = d.ItemHashes()
+	}
 	ids, next := d.ItemIDs()
-	return &idRecord{sha: sha, size: d.Size(), ids: ids, next: next, hashes: d.ItemHashes()}
+	return &idRecord{sha: sha, size: d.Size(), ids: ids, next: next, hashes: hashes}
 }
 
 // matches reports whether the record describes exactly these bytes.
@@ -183,19 +190,28 @@ const (
 // have in the record. sha is the SHA-256 of the document's source in hex
 // (computed when "").
 func adopt(d *document.Document, r *idRecord, sha string) (IDOrigin, int) {
+	origin, fresh, _ := adoptHashing(d, r, sha)
+	return origin, fresh
+}
+
+// adoptHashing is adopt that also returns the item hashes it computed to
+// carry IDs over (nil when it did not need them), so that the record
+// written next does not hash the book again.
+func adoptHashing(d *document.Document, r *idRecord, sha string) (IDOrigin, int, []uint64) {
 	if r == nil {
 		renumber(d)
-		return IDsNew, d.Len()
+		return IDsNew, d.Len(), nil
 	}
 	if sha == "" {
 		sha = digest(d.Source())
 	}
 	if r.matches(d.Source(), sha) && d.RestoreIDs(r.ids, r.next) == nil {
-		return IDsRecorded, 0
+		return IDsRecorded, 0, nil
 	}
-	ids, next := document.CarryIDs(r.ids, r.hashes, d.ItemHashes(), r.next)
+	hashes := d.ItemHashes()
+	ids, next := document.CarryIDs(r.ids, r.hashes, hashes, r.next)
 	if err := d.RestoreIDs(ids, next); err != nil {
-		return IDsNew, d.Len() // cannot happen: CarryIDs gives unique IDs below next
+		return IDsNew, d.Len(), hashes // cannot happen: CarryIDs gives unique IDs below next
 	}
 	fresh := 0
 	for _, id := range ids {
@@ -203,7 +219,7 @@ func adopt(d *document.Document, r *idRecord, sha string) (IDOrigin, int) {
 			fresh++
 		}
 	}
-	return IDsCarried, fresh
+	return IDsCarried, fresh, hashes
 }
 
 // renumber gives the items of a document that came with IDs (from a cache
