@@ -30,7 +30,9 @@ type Parser struct {
 }
 
 // Parse parses a whole source into a document: a big one in parts, in
-// parallel (parts.go), with exactly the result of parsing it whole.
+// parallel (parts.go), with exactly the result of parsing it whole. The
+// document keeps src, and item texts may share its bytes: the caller must
+// never change src afterwards.
 func Parse(src []byte) *document.Document {
 	p := &Parser{}
 	reg, ok := parseParts(src)
