@@ -38,6 +38,8 @@ type recorder struct {
 	plans  [][]PlanTask
 	ledger *protocol.Ledger
 	ended  bool
+	// outOfSteps is the End's OutOfSteps of a completed run.
+	outOfSteps bool
 }
 
 func newRecorder() *recorder { return &recorder{calls: map[string]Call{}} }
@@ -173,7 +175,7 @@ func (r *recorder) complete(end *End) {
 		r.add("complete:%s", end.FinishReason)
 	}
 	r.mu.Lock()
-	r.ledger, r.ended = end.Ledger, true
+	r.ledger, r.ended, r.outOfSteps = end.Ledger, true, end.OutOfSteps
 	r.mu.Unlock()
 }
 

@@ -116,8 +116,11 @@ func (r *run) react(ctx context.Context) error {
 		}
 		return nil
 	}
+	// Out of steps only when the model could have answered in a step and
+	// chose tools every time: under REQUIRED it cannot answer before the
+	// final turn, which is then its normal answer (docs/agents.md).
+	r.outOfSteps = ts.choice != agentdef.ToolChoiceRequired
 	ts.stage, ts.tools, ts.choice = stageReactFinal, nil, ""
-	r.outOfSteps = true // the answer comes from the final turn: the work may be unfinished
 	rp, err := r.lastTurn(ctx, ts)
 	if err != nil {
 		return err

@@ -59,6 +59,14 @@ func TestReact(t *testing.T) {
 		require.Equal(t, []string{"c1=echo:{}", "c2=echo:{}", "c3=echo:{}"}, toolMsgs(reqs[3]))
 		require.Equal(t, []string{"react-step-1", "react-step-2", "react-step-3"}, e.stages(s.RunID))
 	})
+	t.Run("past maxSteps, answered", func(t *testing.T) {
+		e := newEnv(t, files)
+		e.provide(scripted(llmtest.Calls(call("c1", "echo", `{}`)), llmtest.Calls(call("c2", "echo", `{}`)),
+			llmtest.Calls(call("c3", "echo", `{}`)), llmtest.Text("done so far")))
+		rec, _ := e.run("a", "go")
+		rec.requireTerminal(t, "complete:stop")
+		require.True(t, rec.outOfSteps, "the model chose tools in every step it could have answered in")
+	})
 	t.Run("final answer", func(t *testing.T) {
 		e := newEnv(t, files)
 		p := scripted(llmtest.Text(""), llmtest.Text(""), llmtest.Text(""), llmtest.Text("at last"))
@@ -86,4 +94,18 @@ func TestReactRequired(t *testing.T) {
 	require.Equal(t, reqs[0].Messages[1:], reqs[2].Messages[1:], "nothing injected before react-final")
 	require.Equal(t, "You act.", reqs[2].Messages[0].Content, "no tool appendix in a turn without tools")
 	require.Empty(t, reqs[2].Tools)
+	require.False(t, rec.outOfSteps, "under REQUIRED the final turn is the normal answer")
+}
+
+// Under REQUIRED a model that calls tools in every step (it cannot answer
+// there) answers in the final turn: that is not running out of steps.
+func TestReactRequiredCallsThenFinal(t *testing.T) {
+	e := newEnv(t, map[string]string{"agents/a.json": `{"key": "a", "name": "Re", "mode": "REACT", "toolChoice": "REQUIRED",
+		"modelConfig": {"modelKey": "m1"}, "toolConfig": {"backends": ["echo"]},
+		"react": {"systemPrompt": "You act.", "maxSteps": 2}}`})
+	e.provide(scripted(llmtest.Calls(call("c1", "echo", `{}`)), llmtest.Calls(call("c2", "echo", `{}`)), llmtest.Text("final")))
+	rec, s := e.run("a", "go")
+	rec.requireTerminal(t, "complete:stop")
+	require.False(t, rec.outOfSteps)
+	require.Equal(t, []string{"react-step-1", "react-step-2", "react-final"}, e.stages(s.RunID))
 }
