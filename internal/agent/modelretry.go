@@ -9,20 +9,20 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/llm"
-	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // DefaultMaxRetryWait is Runner.MaxRetryWait's default.
-const DefaultMaxRetryWait = 30 * time.Second
+const DefaultMaxRetryWait = llm.DefaultMaxRetryWait
 
-// modelRetry applies the retry rule of PLATFORM_API § 6.3 to one model
-// call, for the modes and the protocol runtime alike: a call that failed
-// before its first event, on its first attempt, with a retriable error
-// (network, 429, 5xx; not the model call timeout) gets one transparent
-// reconnect. That is the only retry of the call: the server builds its
-// model adapters without retries of their own, so a failing provider sees
-// two requests. A Retry-After is honoured up to MaxRetryWait; a longer one
-// ends the call at once, and the run.error says so (modelErrorInfo).
+// modelRetry applies the retry rule of PLATFORM_API § 6.3 (llm.Reconnect,
+// the one rule) to one model call, for the modes and the protocol runtime
+// alike: a call that failed before its first event, on its first attempt,
+// with a retriable error (network, 429, 5xx; not the model call timeout)
+// gets one transparent reconnect. That is the only retry of the call: the
+// model registry builds its adapters without retries of their own, so a
+// failing provider sees two requests, from the CLI and the server alike. A
+// Retry-After is honoured up to MaxRetryWait; a longer one ends the call at
+// once, and the run.error says so (modelErrorInfo).
 type modelRetry struct {
 	maxWait time.Duration
 	sleep   func(context.Context, time.Duration) error
@@ -117,31 +117,26 @@ func (e *Runner) modelRetry() *modelRetry {
 		r.maxWait = DefaultMaxRetryWait
 	}
 	if r.sleep == nil {
-		r.sleep = wire.Sleep
+		r.sleep = llm.Sleep
 	}
 	return r
 }
 
 // after decides what follows failed attempt number attempt (from 0) that
-// received events events: again is true when the caller reconnects now
-// (after the wait, if any). Otherwise final is the error to report: err
-// with what the rule did (a *modelError), or ctx's error when the wait was
+// received events events (llm.Reconnect.After): again is true when the
+// caller reconnects now. Otherwise final is the error to report: err with
+// what the rule did (a *modelError), or ctx's error when the wait was
 // interrupted.
 func (r *modelRetry) after(ctx context.Context, err error, attempt, events int) (again bool, final error) {
-	if attempt > 0 || events > 0 || !llm.IsRetriable(err) || ctx.Err() != nil {
-		return false, &modelError{err: err, waited: r.waited, maxWait: r.maxWait}
+	again, waited, refused, werr := llm.Reconnect{MaxWait: r.maxWait, Sleep: r.sleep}.After(ctx, err, attempt, events)
+	switch {
+	case again:
+		r.waited = waited
+		return true, nil
+	case werr != nil:
+		return false, werr
 	}
-	var le *llm.Error
-	if errors.As(err, &le) && le.RetryAfter > 0 {
-		if le.RetryAfter > r.maxWait {
-			return false, &modelError{err: err, refused: le.RetryAfter, maxWait: r.maxWait}
-		}
-		if werr := r.sleep(ctx, le.RetryAfter); werr != nil {
-			return false, werr
-		}
-		r.waited = le.RetryAfter
-	}
-	return true, nil
+	return false, &modelError{err: err, waited: r.waited, refused: refused, maxWait: r.maxWait}
 }
 
 // modelError is a failed model call with what the retry rule did.

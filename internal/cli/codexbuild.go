@@ -268,23 +268,19 @@ type bar struct {
 func newBar(w io.Writer, tty bool) *bar { return &bar{w: w, tty: tty} }
 
 func (b *bar) update(p assist.Progress) {
-	const width = 24
 	if p.Done {
-		if b.tty {
-			fmt.Fprint(b.w, "\r\033[K")
-		}
+		b.done()
 		fmt.Fprintf(b.w, "✓ %d/%d %s (%d calls, %d tokens so far)\n", p.Entry, p.Entries, p.Name, p.Calls, p.InputTokens+p.OutputTokens)
 		return
 	}
 	if !b.tty {
 		return
 	}
-	filled := width * (p.Entry - 1) / max(p.Entries, 1)
+	done, total := p.Entry-1, p.Entries // entries read, and the batches of this one
 	if p.Batches > 0 {
-		filled += width * min(p.Batch, p.Batches) / p.Batches / max(p.Entries, 1)
+		done, total = done*p.Batches+min(p.Batch, p.Batches), total*p.Batches
 	}
-	fmt.Fprintf(b.w, "\r\033[K[%s%s] %d/%d %s: batch %d of ~%d", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		p.Entry, p.Entries, p.Name, p.Batch, p.Batches)
+	fmt.Fprint(b.w, barLine(done, total, fmt.Sprintf("%d/%d %s: batch %d of ~%d", p.Entry, p.Entries, p.Name, p.Batch, p.Batches)))
 }
 
 // count draws a plain count on a terminal ("120/510 items embedded").
@@ -292,13 +288,11 @@ func (b *bar) count(done, total int, what string) {
 	if !b.tty {
 		return
 	}
-	const width = 24
-	filled := width * done / max(total, 1)
-	fmt.Fprintf(b.w, "\r\033[K[%s%s] %d/%d %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, what)
+	fmt.Fprint(b.w, barLine(done, total, fmt.Sprintf("%d/%d %s", done, total, what)))
 }
 
 func (b *bar) done() {
 	if b.tty {
-		fmt.Fprint(b.w, "\r\033[K")
+		fmt.Fprint(b.w, clearLine)
 	}
 }

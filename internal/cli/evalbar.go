@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/aitexteditor/aite/internal/eval"
 )
@@ -17,8 +16,6 @@ type evalBar struct {
 }
 
 func newEvalBar(w io.Writer, terminal bool) *evalBar { return &evalBar{w: w, terminal: terminal} }
-
-const barWidth = 24
 
 func (b *evalBar) update(p eval.Progress) {
 	what := p.Task
@@ -37,9 +34,7 @@ func (b *evalBar) update(p eval.Progress) {
 		fmt.Fprintf(b.w, "[%d/%d] %s: %s (%s so far)\n", p.Done, p.Total, what, how, spent)
 		return
 	}
-	filled := barWidth * p.Done / max(p.Total, 1)
-	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
-	fmt.Fprintf(b.w, "\r\033[K%s %d/%d %s: %s · %s", bar, p.Done, p.Total, what, how, spent)
+	fmt.Fprint(b.w, barLine(p.Done, p.Total, fmt.Sprintf("%d/%d %s: %s · %s", p.Done, p.Total, what, how, spent)))
 	b.drawn = true
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aitexteditor/aite/internal/agent"
 	"github.com/aitexteditor/aite/internal/agent/protocol"
 	"github.com/aitexteditor/aite/internal/cursor"
+	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // terminal is the person at the keyboard. It reads standard input line by
@@ -124,7 +125,7 @@ func (t *terminal) approve(q agent.Question) agent.Answer {
 		return scopeAnswer(q.Scope, true)
 	}
 	fmt.Fprintf(t.log, "  ✓ %d edit(s) approved (--yes)\n", len(q.Approval.Calls))
-	return editsAnswer(q.Approval, allCalls(q.Approval))
+	return editsAnswer(q.Approval, q.Approval.ToolIDs())
 }
 
 // scope asks whether a call may see the scopes it requests.
@@ -165,7 +166,7 @@ func (t *terminal) edits(ctx context.Context, a *agent.Approval) (agent.Answer, 
 		return agent.Answer{}, err
 	}
 	if isYes(answer) {
-		return editsAnswer(a, allCalls(a)), nil
+		return editsAnswer(a, a.ToolIDs()), nil
 	}
 	var chosen []string
 	for _, f := range strings.Fields(strings.ReplaceAll(answer, ",", " ")) {
@@ -176,31 +177,10 @@ func (t *terminal) edits(ctx context.Context, a *agent.Approval) (agent.Answer, 
 	return editsAnswer(a, chosen), nil
 }
 
-func allCalls(a *agent.Approval) []string {
-	ids := make([]string, len(a.Calls))
-	for i, c := range a.Calls {
-		ids[i] = c.ToolID
-	}
-	return ids
-}
-
-// editsAnswer approves the calls ids of a (none: deny; some: partial).
+// editsAnswer approves the calls ids of a (agent.DecideCalls: none is a
+// deny, some a partial approval).
 func editsAnswer(a *agent.Approval, ids []string) agent.Answer {
-	d := protocol.ConfirmDecision{Verdict: protocol.VerdictPartial, By: protocol.ByUser}
-	for _, c := range a.Calls { // request order, once each
-		for _, id := range ids {
-			if id == c.ToolID {
-				d.Approved = append(d.Approved, id)
-				break
-			}
-		}
-	}
-	switch len(d.Approved) {
-	case 0:
-		d.Verdict = protocol.VerdictDeny
-	case len(a.Calls):
-		d.Verdict = protocol.VerdictApprove
-	}
+	d := agent.DecideCalls(a.ToolIDs(), ids)
 	raw, _ := json.Marshal(map[string]any{"decision": d.Verdict, "approved": d.Approved})
 	return agent.Answer{Raw: raw, Approval: &d}
 }
@@ -208,13 +188,8 @@ func editsAnswer(a *agent.Approval, ids []string) agent.Answer {
 // heldEdit shows one held call: its preview (op, pointer, the Markdown
 // before and after) or its parameters.
 func heldEdit(c agent.ApprovalCall) string {
-	var pv struct {
-		Pointer     string `json:"pointer"`
-		Op          string `json:"op"`
-		OldMarkdown string `json:"oldMarkdown"`
-		NewMarkdown string `json:"newMarkdown"`
-	}
-	if json.Unmarshal(c.Preview, &pv) != nil || (pv.Op == "" && pv.Pointer == "") {
+	pv, ok := tool.ParseEditPreview(c.Preview)
+	if !ok {
 		return c.ToolName + " " + cursor.Excerpt(string(c.Params), 200)
 	}
 	var b strings.Builder

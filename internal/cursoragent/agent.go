@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,6 +31,15 @@ type Agent struct {
 	OnProgress func(Progress)
 	// NewID makes task IDs (random hex when nil).
 	NewID func() string
+}
+
+// Structured makes one structured model call (llm.Structured) on the
+// agent's provider and model id under the one retry rule of a model call,
+// llm.Reconnect: these calls are made outside the agent runtime, which
+// applies the rule to its own. The cursor agent's decisions and the codex
+// assistant's answers go through it.
+func (a *Agent) Structured(ctx context.Context, msgs []llm.Message, s llm.Structure) (json.RawMessage, llm.Response, error) {
+	return llm.Structured(ctx, llm.Reconnecting(a.Provider), &llm.Request{Model: a.Model, Messages: msgs}, s)
 }
 
 // Run starts a task and walks until its mode is satisfied, the cursor ends

@@ -269,15 +269,30 @@ func TestTaskErrors(t *testing.T) {
 	}
 }
 
-func TestProviderFailureIsAnErrorAndResumable(t *testing.T) {
+// A provider that fails once before its first event is reconnected once
+// (llm.Reconnect, the rule the agent runtime applies to its own calls) and
+// the task goes on.
+func TestOneProviderFailureIsReconnected(t *testing.T) {
 	s, _, _ := setup(t, "Варя", false)
 	calls := 0
 	p := &failing{fail: func() bool { calls++; return calls == 2 }}
+	a := &Agent{Provider: p, Model: "m", Session: s}
+	res, err := a.Run(context.Background(), Task{Book: "book", Goal: "g", Mode: Collect, Cursor: fullScan(10)})
+	require.NoError(t, err)
+	require.Positive(t, res.Usage.Calls)
+	require.Equal(t, res.Usage.Calls+1, calls, "one extra request: the reconnect of the failed call")
+}
+
+func TestProviderFailureIsAnErrorAndResumable(t *testing.T) {
+	s, _, _ := setup(t, "Варя", false)
+	calls := 0
+	p := &failing{fail: func() bool { calls++; return calls >= 2 }} // down from the second call on
 	store := NewMemStore()
 	a := &Agent{Provider: p, Model: "m", Session: s, Store: store, NewID: func() string { return "x" }}
 	_, err := a.Run(context.Background(), Task{Book: "book", Goal: "g", Mode: Collect, Cursor: fullScan(10)})
 	require.Error(t, err)
 	require.True(t, llm.IsKind(err, llm.Server))
+	require.Equal(t, 3, calls, "the failed call and its one reconnect (llm.Reconnect)")
 	st, err := store.LoadTask(context.Background(), "x")
 	require.NoError(t, err)
 	require.Equal(t, 1, st.Steps, "the state up to the failure is saved")

@@ -196,8 +196,7 @@ func (a *Agent) callWith(ctx context.Context, st *TaskState, msgs []llm.Message,
 	if a.JSONSchema {
 		s.Via = llm.ViaJSONSchema
 	}
-	req := &llm.Request{Model: a.Model, Messages: msgs}
-	raw, resp, err := llm.Structured(ctx, a.Provider, req, s)
+	raw, resp, err := a.Structured(ctx, msgs, s)
 	st.Usage.Calls++
 	reply := string(raw)
 	var se *llm.SchemaError

@@ -13,6 +13,7 @@ import (
 	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // ErrNoCommand is returned when there is no recorded command to undo.
@@ -72,14 +73,8 @@ func legacyJournalPath(book string) string {
 // change is the single splice that turns before into after: the common
 // prefix and suffix are left out.
 func change(before, after []byte) Change {
-	p := 0
-	for p < len(before) && p < len(after) && before[p] == after[p] {
-		p++
-	}
-	s := 0
-	for s < len(before)-p && s < len(after)-p && before[len(before)-1-s] == after[len(after)-1-s] {
-		s++
-	}
+	p := textdiff.CommonPrefix(before, after)
+	s := textdiff.CommonSuffix(before[p:], after[p:])
 	return Change{Start: p, Old: bytes.Clone(before[p : len(before)-s]), New: bytes.Clone(after[p : len(after)-s])}
 }
 

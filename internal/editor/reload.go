@@ -6,6 +6,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/markdown"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // Reload replaces the text of book id with src, as when an earlier version
@@ -40,8 +41,8 @@ func (s *Session) Reload(id string, src []byte) (BookInfo, error) {
 // Reload).
 func keptIDs(od, nd *document.Document) (ids []int, next int) {
 	oldSrc, newSrc := od.Source(), nd.Source()
-	pre := commonPrefixLen(oldSrc, newSrc)
-	suf := commonSuffixLen(oldSrc[pre:], newSrc[pre:])
+	pre := textdiff.CommonPrefix(oldSrc, newSrc)
+	suf := textdiff.CommonSuffix(oldSrc[pre:], newSrc[pre:])
 	shift := len(newSrc) - len(oldSrc)
 	type key struct {
 		start, end int
@@ -68,22 +69,4 @@ func keptIDs(od, nd *document.Document) (ids []int, next int) {
 		next++
 	}
 	return ids, next
-}
-
-func commonPrefixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func commonSuffixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
 }

@@ -73,7 +73,7 @@ func (x *Index) bm25(d *document.Document, terms []textnorm.Term, f *filter) []h
 			lists = append(lists, &scoreList{list: g, idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
 		}
 	}
-	top := &topK{k: f.limit, d: d, f: f}
+	top := &topK{bestHits: bestHits{k: f.limit}, d: d, f: f}
 	avgdl := x.avgdl()
 	for {
 		id, ok := nextItem(lists)
@@ -118,39 +118,27 @@ func worse(a, b hit) bool {
 	return a.score < b.score || a.score == b.score && a.it.Index > b.it.Index
 }
 
-// topK keeps the best k hits that pass a filter; h is a heap whose root is
-// the worst hit kept.
-type topK struct {
+// bestHits keeps the best k hits (of the keyword ranking and the search
+// by meaning); h is a heap whose root is the worst hit kept.
+type bestHits struct {
 	k int
-	d *document.Document
-	f *filter
 	h []hit
 }
 
-func (t *topK) Len() int           { return len(t.h) }
-func (t *topK) Less(i, j int) bool { return worse(t.h[i], t.h[j]) }
-func (t *topK) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-func (t *topK) Push(v any)         { t.h = append(t.h, v.(hit)) }
-func (t *topK) Pop() any {
+func (t *bestHits) Len() int           { return len(t.h) }
+func (t *bestHits) Less(i, j int) bool { return worse(t.h[i], t.h[j]) }
+func (t *bestHits) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
+func (t *bestHits) Push(v any)         { t.h = append(t.h, v.(hit)) }
+func (t *bestHits) Pop() any {
 	v := t.h[len(t.h)-1]
 	t.h = t.h[:len(t.h)-1]
 	return v
 }
 
-// offer considers an item; the item is looked up only if its score can
-// enter the heap.
-func (t *topK) offer(id int, score float64, matches int) {
-	full := len(t.h) == t.k
-	if full && score < t.h[0].score {
-		return
-	}
-	it := t.d.ByID(id)
-	if it == nil || !t.f.keep(it) {
-		return
-	}
-	c := hit{it, score, matches}
+// add keeps c if it is among the best k so far.
+func (t *bestHits) add(c hit) {
 	switch {
-	case !full:
+	case len(t.h) < t.k:
 		heap.Push(t, c)
 	case worse(t.h[0], c):
 		t.h[0] = c
@@ -158,8 +146,28 @@ func (t *topK) offer(id int, score float64, matches int) {
 	}
 }
 
+// topK keeps the best k hits that pass a filter.
+type topK struct {
+	bestHits
+	d *document.Document
+	f *filter
+}
+
+// offer considers an item; the item is looked up only if its score can
+// enter the heap.
+func (t *topK) offer(id int, score float64, matches int) {
+	if len(t.h) == t.k && score < t.h[0].score {
+		return
+	}
+	it := t.d.ByID(id)
+	if it == nil || !t.f.keep(it) {
+		return
+	}
+	t.add(hit{it, score, matches})
+}
+
 // sorted returns the hits best first.
-func (t *topK) sorted() []hit {
+func (t *bestHits) sorted() []hit {
 	slices.SortFunc(t.h, func(a, b hit) int {
 		if worse(b, a) {
 			return -1

@@ -1,13 +1,11 @@
 package search
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
-	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -277,7 +275,7 @@ func (v *Vectors) Nearest(d *document.Document, q []float32, opt Options) ([]Res
 	if len(q) != v.dim {
 		return nil, nil
 	}
-	top := &nearHeap{k: f.limit}
+	top := &bestHits{k: f.limit}
 	for _, it := range d.Items() {
 		k, ok := keys[it.ID]
 		if !ok || !f.keep(it) {
@@ -287,19 +285,11 @@ func (v *Vectors) Nearest(d *document.Document, q []float32, opt Options) ([]Res
 		if !ok {
 			continue
 		}
-		top.offer(hit{it: it, score: dot(q, x)})
+		top.add(hit{it: it, score: dot(q, x)})
 	}
-	slices.SortFunc(top.h, func(a, b hit) int {
-		if worse(b, a) {
-			return -1
-		}
-		if worse(a, b) {
-			return 1
-		}
-		return 0
-	})
-	out := make([]Result, len(top.h))
-	for i, h := range top.h {
+	best := top.sorted()
+	out := make([]Result, len(best))
+	for i, h := range best {
 		out[i] = result(h.it, h.score, 0, snippet(h.it.Text, nil))
 	}
 	return out, nil
@@ -321,30 +311,4 @@ func dot(a, b []float32) float64 {
 		s0 += a[i] * b[i]
 	}
 	return float64(s0 + s1 + s2 + s3)
-}
-
-// nearHeap keeps the best k hits; its root is the worst kept.
-type nearHeap struct {
-	k int
-	h []hit
-}
-
-func (t *nearHeap) Len() int           { return len(t.h) }
-func (t *nearHeap) Less(i, j int) bool { return worse(t.h[i], t.h[j]) }
-func (t *nearHeap) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-func (t *nearHeap) Push(x any)         { t.h = append(t.h, x.(hit)) }
-func (t *nearHeap) Pop() any {
-	x := t.h[len(t.h)-1]
-	t.h = t.h[:len(t.h)-1]
-	return x
-}
-
-func (t *nearHeap) offer(c hit) {
-	switch {
-	case len(t.h) < t.k:
-		heap.Push(t, c)
-	case worse(t.h[0], c):
-		t.h[0] = c
-		heap.Fix(t, 0)
-	}
 }

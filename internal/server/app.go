@@ -215,10 +215,8 @@ func (a *App) loadModels() (*models.Registry, error) {
 		env = os.Getenv
 	}
 	modelsDir := a.cfg.Dirs.Models
-	// MaxRetries -1: the engine owns the retry rule of § 6.3 (one
-	// reconnect), so the adapters must not retry on their own.
 	reg, ws, err := models.Load(models.LoadOptions{ConfigPath: a.cfg.File, WorkDir: a.opts.WorkDir,
-		HTTPClient: a.opts.HTTPClient, Logger: a.log, MaxRetries: -1, Env: func(k string) string {
+		HTTPClient: a.opts.HTTPClient, Logger: a.log, Env: func(k string) string {
 			if k == "AITE_MODELS_DIR" {
 				return modelsDir
 			}

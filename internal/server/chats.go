@@ -245,7 +245,7 @@ func (s *Server) chatDetail(ctx context.Context, chat store.Chat, raw bool) (Cha
 		}
 		d.RawMessages = &msgs
 	}
-	if id, ok := s.opts.Runs.Active(ctx, chat.ID); ok {
+	if id, ok := s.opts.Runs.ActiveIn(chat.ID, runs); ok { // the runs listed above: one store read
 		d.ActiveRunID = id
 	}
 	return d, nil

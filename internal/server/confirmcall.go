@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aitexteditor/aite/internal/api"
+	"github.com/aitexteditor/aite/internal/tool"
 )
 
 // The edit approval as the contract's standard confirm tool (issue 14): a
@@ -87,13 +88,7 @@ func approvalParams(p api.ApprovalRequest) confirmParams {
 	var details []string
 	for _, c := range p.Calls {
 		e := confirmEdit{ToolID: c.ToolID, ToolName: c.ToolName}
-		var pv struct {
-			Pointer     string `json:"pointer"`
-			Op          string `json:"op"`
-			OldMarkdown string `json:"oldMarkdown"`
-			NewMarkdown string `json:"newMarkdown"`
-		}
-		if json.Unmarshal(c.Preview, &pv) == nil && (pv.Pointer != "" || pv.Op != "") {
+		if pv, ok := tool.ParseEditPreview(c.Preview); ok {
 			e.Pointer, e.Op, e.Before, e.After = pv.Pointer, pv.Op, pv.OldMarkdown, pv.NewMarkdown
 			details = append(details, fmt.Sprintf("%s %s\n- %s\n+ %s", e.Op, e.Pointer, oneLine(e.Before), oneLine(e.After)))
 		} else {

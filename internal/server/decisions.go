@@ -153,11 +153,7 @@ func parseCallDecision(params json.RawMessage, ids []string) (protocol.ConfirmDe
 			return d, errors.New("deny approves nothing; use partial to run some of the calls")
 		}
 	case protocol.VerdictPartial:
-		for _, id := range ids { // request order, without duplicates
-			if slices.Contains(approved, id) {
-				d.Approved = append(d.Approved, id)
-			}
-		}
+		d.Approved = agent.DecideCalls(ids, approved).Approved // request order, without duplicates
 	}
 	return d, nil
 }
@@ -185,8 +181,8 @@ func parseConfirmForm(fields map[string]json.RawMessage, ids []string) (protocol
 		return protocol.ConfirmDecision{}, err
 	}
 	d, err := parseCallDecision(b, ids)
-	if err == nil && d.Verdict == protocol.VerdictPartial && len(d.Approved) == len(ids) {
-		d.Verdict = protocol.VerdictApprove
+	if err == nil && d.Verdict == protocol.VerdictPartial && agent.DecideCalls(ids, d.Approved).Verdict == protocol.VerdictApprove {
+		d.Verdict = protocol.VerdictApprove // every call listed
 	}
 	return d, err
 }
@@ -216,11 +212,7 @@ func answerOf(q agent.Question, params json.RawMessage) (agent.Answer, error) {
 		}
 		a.Scope = &d
 	case agent.AskApproval:
-		ids := make([]string, len(q.Approval.Calls))
-		for i, c := range q.Approval.Calls {
-			ids[i] = c.ToolID
-		}
-		d, err := parseCallDecision(params, ids)
+		d, err := parseCallDecision(params, q.Approval.ToolIDs())
 		if err != nil {
 			return a, badRequest("Invalid edit decision: %v", err)
 		}

@@ -186,18 +186,30 @@ func (d *Documents) locked(ctx context.Context, id string, f func(ds *docState) 
 			ds.loaded = false
 		}
 	}
-	if !ds.loaded {
-		doc, err := d.st.GetDocument(ctx, id)
-		if err != nil {
-			d.forgetMissing(id, ds, err)
-			return err
-		}
-		if err := d.load(doc); err != nil {
-			return err
-		}
-		ds.loaded, ds.revision, ds.owner = true, doc.Revision, doc.Owner
+	if err := d.loaded(ctx, id, ds); err != nil {
+		return err
 	}
 	return f(ds)
+}
+
+// loaded loads document id into the session unless it is there; the
+// caller holds ds.mu. A copy loaded without the store's lock (by owner) is
+// a consistent stored revision, checked against the stored revision by the
+// next locked call like any other copy.
+func (d *Documents) loaded(ctx context.Context, id string, ds *docState) error {
+	if ds.loaded {
+		return nil
+	}
+	doc, err := d.st.GetDocument(ctx, id)
+	if err != nil {
+		d.forgetMissing(id, ds, err)
+		return err
+	}
+	if err := d.load(doc); err != nil {
+		return err
+	}
+	ds.loaded, ds.revision, ds.owner = true, doc.Revision, doc.Owner
+	return nil
 }
 
 // forgetMissing drops the state of a document the store does not have.
@@ -212,14 +224,19 @@ func (d *Documents) forgetMissing(id string, ds *docState, err error) {
 	d.mu.Unlock()
 }
 
-// owner returns the owner of document id (loading it like every access).
+// owner returns the owner of document id, loading it like every access
+// but without the store's lock (store.DocumentLocks): a document's owner
+// never changes, and the request that asked (the visibility check of a
+// document endpoint) takes the lock once, in its handler. A document
+// deleted meanwhile is then not found there.
 func (d *Documents) owner(ctx context.Context, id string) (string, error) {
-	var owner string
-	err := d.locked(ctx, id, func(ds *docState) error {
-		owner = ds.owner
-		return nil
-	})
-	return owner, err
+	ds := d.entry(id)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if err := d.loaded(ctx, id, ds); err != nil {
+		return "", err
+	}
+	return ds.owner, nil
 }
 
 // load puts a stored document into the session with the item ids it had

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // Revisions [EXT]: every edit stores the byte splice it made to the text
@@ -30,24 +31,17 @@ const OpRevert = "revert"
 // spliceOf returns the change from old to new: the bytes between their
 // common prefix and their common suffix.
 func spliceOf(old, new string) *store.Splice {
-	pre := 0
-	for n := min(len(old), len(new)); pre < n && old[pre] == new[pre]; pre++ {
-	}
-	suf := 0
-	for n := min(len(old), len(new)) - pre; suf < n && old[len(old)-1-suf] == new[len(new)-1-suf]; suf++ {
-	}
+	a, b := []byte(old), []byte(new) // a rare path: the revert, and an edit compared with the stored text
+	pre := textdiff.CommonPrefix(a, b)
+	suf := textdiff.CommonSuffix(a[pre:], b[pre:])
 	return &store.Splice{At: pre, Old: old[pre : len(old)-suf], New: new[pre : len(new)-suf]}
 }
 
 // idSpliceOf returns the change from the item IDs old to new (next is the
 // next item ID after it): the IDs between their common prefix and suffix.
 func idSpliceOf(old, new []int, next int) *store.IDSplice {
-	pre := 0
-	for n := min(len(old), len(new)); pre < n && old[pre] == new[pre]; pre++ {
-	}
-	suf := 0
-	for n := min(len(old), len(new)) - pre; suf < n && old[len(old)-1-suf] == new[len(new)-1-suf]; suf++ {
-	}
+	pre := textdiff.CommonPrefix(old, new)
+	suf := textdiff.CommonSuffix(old[pre:], new[pre:])
 	return &store.IDSplice{At: pre, Old: len(old) - pre - suf, New: slices.Clone(new[pre : len(new)-suf]), Next: next}
 }
 

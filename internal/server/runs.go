@@ -634,6 +634,17 @@ func (m *RunManager) Supersede(ctx context.Context, chatID string) (string, bool
 // on any node (as the store says, so the run of a dead node until another
 // node has aborted it).
 func (m *RunManager) Active(ctx context.Context, chatID string) (runID string, ok bool) {
+	return m.active(chatID, func() ([]store.Run, error) { return m.st.ListRuns(ctx, chatID) })
+}
+
+// ActiveIn is Active for a caller that has just listed the chat's runs
+// (store.Store.ListRuns): it reads them instead of the store.
+func (m *RunManager) ActiveIn(chatID string, runs []store.Run) (runID string, ok bool) {
+	return m.active(chatID, func() ([]store.Run, error) { return runs, nil })
+}
+
+// active is Active with the chat's runs read by list, only when needed.
+func (m *RunManager) active(chatID string, list func() ([]store.Run, error)) (runID string, ok bool) {
 	m.mu.Lock()
 	id := m.chats[chatID]
 	local := m.runs[id] != nil
@@ -644,7 +655,7 @@ func (m *RunManager) Active(ctx context.Context, chatID string) (runID string, o
 	if m.cl == nil || id != "" {
 		return "", false // reserved by a Start still storing the run
 	}
-	runs, err := m.st.ListRuns(ctx, chatID)
+	runs, err := list()
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			m.opts.Logger.Warn("run: reading the runs of a chat failed", "chat", chatID, "err", err)

@@ -87,14 +87,8 @@ func cutPair(old, new string, width int) (string, string) {
 	if len(o) <= 2*width+8 && len(n) <= 2*width+8 {
 		return old, new
 	}
-	p := 0
-	for p < len(o) && p < len(n) && o[p] == n[p] {
-		p++
-	}
-	s := 0
-	for s < len(o)-p && s < len(n)-p && o[len(o)-1-s] == n[len(n)-1-s] {
-		s++
-	}
+	p := CommonPrefix(o, n)
+	s := CommonSuffix(o[p:], n[p:])
 	// The cuts stay inside the common prefix and suffix, so they fall at
 	// the same text on both sides.
 	from := min(p, wordCut(o, max(0, p-width), false))

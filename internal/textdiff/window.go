@@ -2,9 +2,6 @@ package textdiff
 
 import "bytes"
 
-// chunk is the block size for the fast common prefix and suffix scans.
-const chunk = 4096
-
 // window is the part of both texts that holds every difference plus up to
 // ctx unchanged lines on each side of it, split into lines. The lines
 // before the window are identical in both texts, and so are those after.
@@ -58,28 +55,13 @@ func (w *window) changes() []change {
 // commonPrefix returns the length of the longest common prefix of a and b
 // that ends at a line boundary.
 func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i+chunk <= n && bytes.Equal(a[i:i+chunk], b[i:i+chunk]) {
-		i += chunk
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return bytes.LastIndexByte(a[:i], '\n') + 1
+	return bytes.LastIndexByte(a[:CommonPrefix(a, b)], '\n') + 1
 }
 
 // commonSuffix returns the length of the longest common suffix of a and b
 // that starts at a line boundary of both. Offset 0 counts as a boundary.
 func commonSuffix(a, b []byte) int {
-	n := min(len(a), len(b))
-	k := 0
-	for k+chunk <= n && bytes.Equal(a[len(a)-k-chunk:len(a)-k], b[len(b)-k-chunk:len(b)-k]) {
-		k += chunk
-	}
-	for k < n && a[len(a)-k-1] == b[len(b)-k-1] {
-		k++
-	}
+	k := CommonSuffix(a, b)
 	if lineStart(a, len(a)-k) && lineStart(b, len(b)-k) {
 		return k
 	}

@@ -111,7 +111,7 @@ func TestBuildResumesWhereItStopped(t *testing.T) {
 			return nil
 		}
 		entries++
-		if entries == 2 {
+		if entries == 2 || entries == 3 { // the second entry's call and its one reconnect
 			return &llm.Error{Kind: llm.Network, Message: "dead endpoint", Err: down}
 		}
 		return nil

@@ -121,8 +121,7 @@ func (b *Builder) ask(ctx context.Context, c *codex.Codex, e *codex.Entry, ev []
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: entryPrompt}, {Role: llm.RoleUser, Content: string(body)}}
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
-		req := &llm.Request{Model: b.Agent.Model, Messages: msgs}
-		raw, resp, err := llm.Structured(ctx, b.Agent.Provider, req, answerStructure(b.Agent.JSONSchema))
+		raw, resp, err := b.Agent.Structured(ctx, msgs, answerStructure(b.Agent.JSONSchema))
 		rep.Calls++
 		rep.Usage.InputTokens += orEstimate(resp.Usage.InputTokens, msgs)
 		rep.Usage.OutputTokens += max(resp.Usage.OutputTokens, llm.EstimateTokens(string(raw)))

@@ -137,7 +137,7 @@ func withDefaults(cfg Config) Config {
 		cfg.MaxTokensDefault = DefaultMaxTokens
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = wire.Sleep
+		cfg.Sleep = llm.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

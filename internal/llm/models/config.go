@@ -66,11 +66,6 @@ type LoadOptions struct {
 	Logger *slog.Logger
 	// CheckTimeout bounds one Check; 0 = 5s.
 	CheckTimeout time.Duration
-	// MaxRetries is openai.Config.MaxRetries of every adapter: the
-	// adapter's own retries before the first chunk (0 = the adapter's
-	// default 2; negative = none, for a caller that owns the retry rule,
-	// like the server's engine).
-	MaxRetries int
 }
 
 // DefaultCheckTimeout bounds a Check when LoadOptions.CheckTimeout is 0.

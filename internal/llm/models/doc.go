@@ -63,6 +63,10 @@
 // provider and protocol) and wraps it so that every
 // usage event carries the cost from the model's pricing, and so that the
 // provider declares native JSON Schema output exactly when the model does.
+// The adapters never retry on their own: the one retry rule of a model call
+// is llm.Reconnect, applied by the agent runtime to its calls and by
+// llm.Reconnecting to the calls made outside it, so the command line and
+// the server send a failing provider the same two requests.
 // [Registry.Check] probes a provider with GET <baseURL>/models (with
 // x-api-key for Anthropic).
 package models

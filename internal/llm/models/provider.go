@@ -57,7 +57,7 @@ func (r *Registry) adapter(m Model) (llm.Provider, error) {
 	}
 	if protocol == ProtocolAnthropic {
 		a := anthropic.New(anthropic.Config{BaseURL: p.cfg.BaseURL, APIKey: p.apiKey, Headers: p.cfg.Headers,
-			HTTPClient: r.httpClient, MaxRetries: r.maxRetries, Logger: r.log})
+			HTTPClient: r.httpClient, MaxRetries: noRetries, Logger: r.log})
 		r.built[cacheKey] = a
 		return a, nil
 	}
@@ -68,7 +68,7 @@ func (r *Registry) adapter(m Model) (llm.Provider, error) {
 		HTTPClient:     r.httpClient,
 		ThinkingParam:  p.cfg.ThinkingParam,
 		ReasoningStyle: p.cfg.ReasoningStyle,
-		MaxRetries:     r.maxRetries,
+		MaxRetries:     noRetries,
 		Logger:         r.log,
 	}
 	if protocol == ProtocolNewAPI {
@@ -78,6 +78,10 @@ func (r *Registry) adapter(m Model) (llm.Provider, error) {
 	r.built[cacheKey] = a
 	return a, nil
 }
+
+// noRetries is the adapters' MaxRetries: none of their own, for the one
+// retry rule of a model call is llm.Reconnect (see the package doc).
+const noRetries = -1
 
 // pricedProvider adds the model id and the cost to a shared adapter.
 type pricedProvider struct {

@@ -40,7 +40,6 @@ type Registry struct {
 	httpClient   *http.Client
 	log          *slog.Logger
 	checkTimeout time.Duration
-	maxRetries   int
 
 	mu    sync.Mutex
 	built map[string]llm.Provider // by provider key and protocol
@@ -62,7 +61,7 @@ func Load(opts LoadOptions) (*Registry, []Warning, error) {
 		opts.WorkDir = wd
 	}
 	r := &Registry{env: env, httpClient: opts.HTTPClient, log: opts.Logger, checkTimeout: opts.CheckTimeout,
-		maxRetries: opts.MaxRetries, providers: map[string]*provider{}, problems: map[string]string{}, byKey: map[string]Model{},
+		providers: map[string]*provider{}, problems: map[string]string{}, byKey: map[string]Model{},
 		built: map[string]llm.Provider{}}
 	if r.httpClient == nil {
 		r.httpClient = &http.Client{}

@@ -154,7 +154,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = wire.Sleep
+		cfg.Sleep = llm.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

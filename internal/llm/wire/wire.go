@@ -118,19 +118,6 @@ func Backoff(base time.Duration, retries int, retryAfter time.Duration) time.Dur
 	return half + rand.N(step-half+1)
 }
 
-// Sleep waits d or until ctx is done, then returning ctx's error: the
-// adapters' default Config.Sleep between retries.
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // WithTimeout bounds ctx by d (an adapter's per-call RequestTimeout) when d
 // is positive; either way the caller must call the returned cancel.
 func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

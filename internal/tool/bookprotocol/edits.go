@@ -115,8 +115,8 @@ func (a *editActivity) Preview(_ context.Context, call *protocol.Call, _ *protoc
 		}
 		return nil, &Error{Code: r.Code, Message: r.Text}
 	}
-	return agentctx.NewObject("pointer", res.Target.String(), "op", string(res.Op),
-		"oldMarkdown", res.MarkdownBefore, "newMarkdown", res.MarkdownAfter), nil
+	return agentctx.NewObject(tool.EditPreview{Pointer: res.Target.String(), Op: string(res.Op),
+		OldMarkdown: res.MarkdownBefore, NewMarkdown: res.MarkdownAfter}.Pairs()...), nil
 }
 
 // editValue is the model- and UI-facing value of an applied edit.

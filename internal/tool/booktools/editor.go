@@ -154,8 +154,8 @@ func Preview(env Env, name string, args json.RawMessage) (tool.Result, error) {
 	if err != nil {
 		return failure(err)
 	}
-	return ok(map[string]string{"pointer": res.Target.String(), "op": string(res.Op),
-		"oldMarkdown": res.MarkdownBefore, "newMarkdown": res.MarkdownAfter}), nil
+	return ok(tool.EditPreview{Pointer: res.Target.String(), Op: string(res.Op),
+		OldMarkdown: res.MarkdownBefore, NewMarkdown: res.MarkdownAfter}), nil
 }
 
 // edit applies one domain operation and reports it as a result and an Edit.
