@@ -385,7 +385,7 @@ func queryAcross(client *http.Client, a, b string) func() (*http.Response, error
 // readRunID reads SSE lines up to run.start and returns its runId.
 func readRunID(body io.Reader) (string, error) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 4<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if !strings.Contains(line, `"type":"run.start"`) {
@@ -438,7 +438,7 @@ func fanOut(n int, f func() ([]sample, int, error), errs, events *atomic.Int64) 
 // counts as an error.
 func readDelays(body io.Reader, prefix string) ([]sample, int, error) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 4<<10), 1<<20)
 	var out []sample
 	n := 0
 	for sc.Scan() {
