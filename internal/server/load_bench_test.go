@@ -36,6 +36,14 @@ import (
 // peak), so the ratios compare the server and the baseline at the same
 // concurrency (issue 21).
 //
+// The delays depend on how busy the machine is; two figures do not (much):
+// server-cpu-µs/event, the process's CPU time (getrusage) over the phase
+// through the server minus that over the straight phase (the fake model
+// and the clients, direct-cpu-µs/delta), per SSE event sent; and the p99
+// split in time: p99-startup-µs over the deltas the fake model wrote
+// before the last of the phase's 200 streams had begun (the runs still
+// being started), p99-steady-µs over the rest (likewise direct-…).
+//
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
 	fakeURL, gauge := loadModelGauged(b)
