@@ -42,7 +42,8 @@ import (
 // and the clients, direct-cpu-µs/delta), per SSE event sent; and the p99
 // split in time: p99-startup-µs over the deltas the fake model wrote
 // before the last of the phase's 200 streams had begun (the runs still
-// being started), p99-steady-µs over the rest (likewise direct-…).
+// being started; startup-ms long), p99-steady-µs over the rest (likewise
+// direct-…).
 //
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
@@ -53,17 +54,18 @@ func BenchmarkLoad200(b *testing.B) {
 	var serverDelays, directDelays []sample
 	var serverStartup, directStartup int // delays of the start-up (before every stream had begun)
 	var events, errs atomic.Int64
-	var elapsed, directCPU, throughCPU time.Duration
+	var elapsed, directCPU, throughCPU, directRamp, serverRamp time.Duration
 	var direct, through concurrency
 	b.ResetTimer()
 	for range b.N {
 		runtime.GC()
 		gauge.reset()
-		cpu := processCPU()
+		begin, cpu := time.Now(), processCPU()
 		ds := loadDirect(client, fakeURL, &errs)
 		directCPU += processCPU() - cpu
 		direct.add(gauge.read())
 		directStartup += startup(ds, gauge.allStarted())
+		directRamp += gauge.allStarted().Sub(begin)
 		directDelays = append(directDelays, ds...)
 		runtime.GC()
 		gauge.reset()
@@ -73,6 +75,7 @@ func BenchmarkLoad200(b *testing.B) {
 		elapsed += time.Since(start)
 		through.add(gauge.read())
 		serverStartup += startup(ss, gauge.allStarted())
+		serverRamp += gauge.allStarted().Sub(start)
 		serverDelays = append(serverDelays, ss...)
 	}
 	b.StopTimer()
@@ -93,6 +96,8 @@ func BenchmarkLoad200(b *testing.B) {
 	b.ReportMetric(float64(percentile(serverDelays[serverStartup:], 99).Microseconds()), "p99-steady-µs")
 	b.ReportMetric(float64(percentile(directDelays[:directStartup], 99).Microseconds()), "direct-p99-startup-µs")
 	b.ReportMetric(float64(percentile(directDelays[directStartup:], 99).Microseconds()), "direct-p99-steady-µs")
+	b.ReportMetric(float64(serverRamp.Milliseconds())/float64(b.N), "startup-ms")
+	b.ReportMetric(float64(directRamp.Milliseconds())/float64(b.N), "direct-startup-ms")
 	if n := events.Load(); n > 0 {
 		b.ReportMetric(float64((throughCPU-directCPU).Microseconds())/float64(n), "server-cpu-µs/event")
 	}
