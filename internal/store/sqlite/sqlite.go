@@ -6,8 +6,9 @@
 // SQLITE_BUSY inside the process. Concurrent write calls are group-committed (write.go): the
 // calls that arrive while a transaction is being written share the next IMMEDIATE transaction,
 // each in its own savepoint, so one fsync serves them all and a failing call is rolled back
-// alone; every call returns once its own writes are committed. Reads use a separate pool of
-// query_only connections and run concurrently with the writer (WAL).
+// alone; every call returns once its own writes are committed. The statements the writer runs
+// at every run and group commit are prepared once, at Open (stmts.go). Reads use a separate pool
+// of query_only connections and run concurrently with the writer (WAL).
 //
 // Durability: a method that returned nil has committed. With the default synchronous=FULL
 // every commit is fsynced, so it survives a killed process and also a power loss or OS crash.
