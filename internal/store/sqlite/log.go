@@ -82,21 +82,19 @@ func (s *Store) AppendSystem(ctx context.Context, runID, stage string, body json
 	}
 	stored := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := needRun(ctx, tx, runID); err != nil {
+		if err := s.writerNeedRun(ctx, tx, runID); err != nil {
 			return err
 		}
 		var last int
 		var lastStage, lastBody string
-		err := tx.QueryRowContext(ctx, `SELECT ord, stage, system FROM run_systems WHERE run_id = ? ORDER BY ord DESC LIMIT 1`,
-			runID).Scan(&last, &lastStage, &lastBody)
+		err := s.queryRow(ctx, tx, sqlLastSystem, runID).Scan(&last, &lastStage, &lastBody)
 		switch {
 		case err == nil && lastStage == stage && bytes.Equal([]byte(lastBody), body):
 			return nil
 		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("sqlite: system snapshots of run %q: %w", runID, err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO run_systems (run_id, ord, stage, system) VALUES (?, ?, ?, ?)`,
-			runID, last+1, stage, string(body))
+		_, err = s.exec(ctx, tx, sqlInsertSystem, runID, last+1, stage, string(body))
 		if err != nil {
 			return fmt.Errorf("sqlite: appending a system snapshot to run %q: %w", runID, err)
 		}

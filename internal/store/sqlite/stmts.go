@@ -26,6 +26,9 @@ const (
 	sqlChatAfter  = `UPDATE chats SET last_run_id = ?, last_run_content = ?, updated_at = ?, read_status = 0, read_at = NULL
 			WHERE chat_id = ?`
 
+	sqlLastSystem   = `SELECT ord, stage, system FROM run_systems WHERE run_id = ? ORDER BY ord DESC LIMIT 1`
+	sqlInsertSystem = `INSERT INTO run_systems (run_id, ord, stage, system) VALUES (?, ?, ?, ?)`
+
 	sqlLastOrd       = `SELECT COALESCE(MAX(ord), 0) FROM messages WHERE run_id = ?`
 	sqlInsertMessage = `INSERT INTO messages (run_id, ord, stage, task_id, msg_id, message) VALUES (?, ?, ?, ?, ?, ?)`
 
@@ -52,7 +55,8 @@ var insertEventsSQL = func() (out [eventRowBits + 1]string) {
 // writerStatements lists every statement prepareStatements prepares.
 func writerStatements() []string {
 	out := []string{sqlSavepoint, sqlRollbackW, sqlReleaseW, sqlInsertRun, sqlRunStatus, sqlFinishRun,
-		sqlInsertChat, sqlRunOfChat, sqlChatAfter, sqlLastOrd, sqlInsertMessage, sqlLastSeqs, chatExists, runExists}
+		sqlInsertChat, sqlRunOfChat, sqlChatAfter, sqlLastSystem, sqlInsertSystem, sqlLastOrd, sqlInsertMessage, sqlLastSeqs,
+		chatExists, runExists}
 	return append(out, insertEventsSQL[:]...)
 }
 
@@ -80,8 +84,12 @@ func closeStatements(m map[string]*sql.Stmt) error {
 }
 
 // exec runs query in the write transaction tx, prepared when it is one of
-// writerStatements.
+// writerStatements. The caller's context does not interrupt the statement
+// (write checked it before the caller's work began, and the transaction
+// may be a group's): with a context that can be canceled the driver would
+// start a goroutine per statement to watch it.
 func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	ctx = context.WithoutCancel(ctx)
 	if st := s.ws[query]; st != nil {
 		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
@@ -90,6 +98,7 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 
 // queryRow is exec for a statement that returns at most one row.
 func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	ctx = context.WithoutCancel(ctx)
 	if st := s.ws[query]; st != nil {
 		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
@@ -98,6 +107,7 @@ func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 
 // query is exec for a statement that returns rows.
 func (s *Store) query(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	ctx = context.WithoutCancel(ctx)
 	if st := s.ws[query]; st != nil {
 		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
