@@ -170,7 +170,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("api: %s payload is not a JSON object", e.Type)
 		}
 	}
-	b := make([]byte, 0, 64+len(e.Type)+len(payload)+len(id)+len(delta))
+	b := make([]byte, 0, 128+len(e.Type)+len(payload)+len(id)+len(delta))
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"type":`...)
