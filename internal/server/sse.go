@@ -38,6 +38,7 @@ type SSEWriter struct {
 	gone  func() error  // the request context's Err
 	err   error         // sticky write error
 	stall time.Duration // the write deadline of one frame (0: none)
+	buf   []byte        // the frames of WriteAll, kept for the next call
 }
 
 // NewSSEWriter sets the § 3.1 headers, writes status 200 and flushes. Answer
@@ -112,7 +113,9 @@ func (s *SSEWriter) Write(e api.Event) error {
 // client together, each whole. With done, the [DONE] marker follows the
 // last event in the same flush.
 func (s *SSEWriter) WriteAll(events []api.Event, done bool) error {
-	var b []byte
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buf[:0]
 	for _, e := range events {
 		var err error
 		if b, err = appendFrame(b, e); err != nil {
@@ -122,7 +125,10 @@ func (s *SSEWriter) WriteAll(events []api.Event, done bool) error {
 	if done {
 		b = append(b, doneFrame...)
 	}
-	return s.write(b)
+	if cap(b) <= maxKeptFrames {
+		s.buf = b // kept for the next events
+	}
+	return s.writeLocked(b)
 }
 
 // Heartbeat writes "event:heartbeat" and a blank line (no id, no data).
@@ -131,10 +137,18 @@ func (s *SSEWriter) Heartbeat() error { return s.write([]byte(heartbeatFrame)) }
 // Done writes the optional [DONE] marker that may follow a terminal event.
 func (s *SSEWriter) Done() error { return s.write([]byte(doneFrame)) }
 
+// maxKeptFrames bounds the frame buffer an SSEWriter keeps between writes.
+const maxKeptFrames = 64 << 10
+
 // write writes whole frames and flushes them under the lock.
 func (s *SSEWriter) write(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.writeLocked(b)
+}
+
+// writeLocked writes and flushes b. Call with s.mu held.
+func (s *SSEWriter) writeLocked(b []byte) error {
 	if err := s.gone(); err != nil {
 		return err
 	}
