@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/aitexteditor/aite/internal/jsontext"
 )
 
 // The event types of § 3.2.
@@ -174,16 +176,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"type":`...)
-	b = appendString(b, e.Type)
+	b = jsontext.AppendString(b, e.Type)
 	b = append(b, `,"timestamp":`...)
 	b = strconv.AppendInt(b, e.Timestamp, 10)
 	switch {
 	case idKey != "":
 		b = append(b, ',')
 		b = append(b, idKey...)
-		b = appendString(b, id)
+		b = jsontext.AppendString(b, id)
 		b = append(b, `,"delta":`...)
-		b = appendString(b, delta)
+		b = jsontext.AppendString(b, delta)
 		return append(b, '}'), nil
 	case len(payload) > 2: // not "{}"
 		b = append(b, ',')

@@ -1,14 +1,16 @@
-package api
+// Package jsontext writes JSON strings byte for byte as encoding/json does
+// with HTML escaping off (the API's events, the runtime's context values),
+// without reflection or buffers of its own. It imports nothing of aite.
+package jsontext
 
 import "unicode/utf8"
 
-// appendString appends s as a JSON string exactly as Encode writes it
-// (encoding/json without HTML escaping): '"' and '\' escaped, the control
-// characters as \b \f \n \r \t or \u00XX, U+2028 and U+2029 as \u2028 and
-// \u2029, invalid UTF-8 as \ufffd, everything else as it is. It spares the
-// per-delta events the reflection and the buffers of Encode
-// (TestAppendStringMatchesEncode, FuzzAppendString).
-func appendString(dst []byte, s string) []byte {
+// AppendString appends s as a JSON string exactly as an encoding/json
+// Encoder with SetEscapeHTML(false) writes it: '"' and '\' escaped, the
+// control characters as \b \f \n \r \t or \u00XX, U+2028 and U+2029 as
+// \u2028 and \u2029, invalid UTF-8 as \ufffd, everything else as it is
+// (TestAppendStringMatchesEncoder, FuzzAppendString).
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
