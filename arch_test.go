@@ -62,14 +62,17 @@ var architecture = map[string][]string{
 	// the evaluation alike; the turn strategies (react, oneshot, planExecute, the solution protocol)
 	// are private to it. It knows no wire: the server's assembler maps its events to api.Event.
 	"agent":          {"llm", "llm/models", "tool", "agentdef", "store", "agent/agentctx", "agent/protocol"},
-	"agent/agentctx": nil,
+	"agent/agentctx": {"jsontext"},
 	"agentdef":       {"llm", "tool", "llm/models", "agent/agentctx", "agent/protocol"},
 	"store":          nil,
 	"store/*":        {"store", "document", "pointer"},
 	"store/postgres": {"store", "document", "pointer"},
 	// pgtest: a schema of the test PostgreSQL server per test, for tests only.
 	"store/postgres/pgtest": {"store", "store/postgres"},
-	"api":                   nil,
+	"api":                   {"jsontext"},
+	// JSON strings written as encoding/json writes them, without reflection (the API's events, the
+	// runtime's context values).
+	"jsontext": nil,
 	// The platform server: handlers, the chat service, the assembler (agent.Event → api.Event), the
 	// run manager, /submit parsing (typed answers for the runtime's Waiter), documents.
 	"server": {"api", "agent", "agentdef", "store", "store/*", "store/postgres", "editor", "document", "tool", "tool/booktools", "llm", "llm/models",

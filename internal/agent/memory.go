@@ -50,7 +50,7 @@ type storedMessage struct {
 // loadHistory reads the memory window: the messages of the last MemoryK
 // runs of the chat before this one (§ 5.2).
 func (r *run) loadHistory(ctx context.Context) error {
-	kept, err := r.e.memoryWindow(ctx, r.spec.ChatID, r.spec.RunID)
+	kept, err := r.e.memoryWindow(ctx, r.spec)
 	if err != nil {
 		return err
 	}
@@ -58,10 +58,14 @@ func (r *run) loadHistory(ctx context.Context) error {
 	return nil
 }
 
-// memoryWindow returns the stored messages of the last memory.k runs of a
-// chat before run runID, in order (§ 5.2; protocol runs read their context
-// lines from the same window).
-func (e *Runner) memoryWindow(ctx context.Context, chatID, runID string) ([]store.Message, error) {
+// memoryWindow returns the stored messages of the last memory.k runs of
+// the run's chat before the run, in order (§ 5.2; protocol runs read their
+// context lines from the same window); none in a new chat.
+func (e *Runner) memoryWindow(ctx context.Context, spec Spec) ([]store.Message, error) {
+	if spec.NewChat {
+		return nil, nil
+	}
+	chatID, runID := spec.ChatID, spec.RunID
 	k := e.memoryK()
 	msgs, err := e.Memory.RecentMessages(ctx, chatID, k+1)
 	if err != nil {

@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +12,7 @@ import (
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 	"github.com/aitexteditor/aite/internal/store"
+	"github.com/aitexteditor/aite/internal/store/memory"
 )
 
 // Row 65, § 5.2: after 25 runs the provider sees only the last 20 runs'
@@ -99,4 +102,34 @@ func TestSystemSnapshots(t *testing.T) {
 		`"arguments":"{\"<\":\"&\"}"}}]`)
 	require.Contains(t, string(systems[1].Body), `{"role":"tool","content":"echo:{\"<\":\"&\"}","tool_call_id":"c1","name":"echo"}`)
 	require.NotContains(t, string(systems[1].Body), `"tools"`)
+}
+
+// countingMemory counts the memory reads of a run.
+type countingMemory struct {
+	*memory.Store
+	reads atomic.Int32
+}
+
+func (m *countingMemory) RecentMessages(ctx context.Context, chatID string, k int) ([]store.Message, error) {
+	m.reads.Add(1)
+	return m.Store.RecentMessages(ctx, chatID, k)
+}
+
+// A run in a new chat (Spec.NewChat) has no memory to read and does not
+// read the store for it; a run in a chat with runs before it does.
+func TestNewChatReadsNoMemory(t *testing.T) {
+	e := newEnv(t, map[string]string{"agents/a.json": oneshot(`"key": "a"`)})
+	mem := &countingMemory{Store: e.st}
+	e.eng.Memory = mem
+	e.provide(llmtest.NewScripted(llmtest.Text("one"), llmtest.Text("two")))
+	s := e.spec("a", "first")
+	s.NewChat = true
+	rec := e.recorder(s)
+	require.NoError(t, rec.drain(e.eng.Run(t.Context(), s)))
+	rec.requireTerminal(t, "complete:stop")
+	require.Zero(t, mem.reads.Load(), "a new chat's run read its memory")
+
+	rec, _ = e.run("a", "second")
+	rec.requireTerminal(t, "complete:stop")
+	require.Equal(t, int32(1), mem.reads.Load())
 }

@@ -66,7 +66,7 @@ type contextLine struct {
 // runtime folds them). first reports that the model has not answered in
 // the chat yet (no earlier run stored a step or an assistant message).
 func (p *protoRun) loadMemory(ctx context.Context) (agentctx.Context, bool, error) {
-	kept, err := p.e.memoryWindow(ctx, p.spec.ChatID, p.spec.RunID)
+	kept, err := p.e.memoryWindow(ctx, p.spec)
 	if err != nil {
 		return nil, false, err
 	}

@@ -33,6 +33,9 @@ type Spec struct {
 	// References are the query's references as a JSON array (a protocol
 	// agent's input carries them); nil when there are none.
 	References json.RawMessage
+	// NewChat says the chat has no run before this one, so it has no
+	// memory: the run does not read the store for it.
+	NewChat bool
 
 	// Tools are the Go backend tools the run may call, by name (the book
 	// tools bound to the run's book, demo tools …). The runner adds its own

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/aitexteditor/aite/internal/jsontext"
 )
 
 // The event types of § 3.2.
@@ -153,12 +155,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Encoded != nil {
 		return e.Encoded, nil
 	}
-	typ, err := Encode(e.Type)
-	if err != nil {
-		return nil, err
-	}
 	var payload []byte
-	if e.Payload != nil {
+	var id, delta, idKey string
+	switch p := e.Payload.(type) {
+	case nil:
+	case ContentDelta: // the events of every delta: written directly
+		idKey, id, delta = `"contentId":`, p.ContentID, p.Delta
+	case ReasoningDelta:
+		idKey, id, delta = `"reasoningId":`, p.ReasoningID, p.Delta
+	default:
+		var err error
 		if payload, err = Encode(e.Payload); err != nil {
 			return nil, fmt.Errorf("api: %s payload: %w", e.Type, err)
 		}
@@ -166,14 +172,22 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("api: %s payload is not a JSON object", e.Type)
 		}
 	}
-	b := make([]byte, 0, 64+len(payload))
+	b := make([]byte, 0, 128+len(e.Type)+len(payload)+len(id)+len(delta))
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"type":`...)
-	b = append(b, typ...)
+	b = jsontext.AppendString(b, e.Type)
 	b = append(b, `,"timestamp":`...)
 	b = strconv.AppendInt(b, e.Timestamp, 10)
-	if len(payload) > 2 { // not "{}"
+	switch {
+	case idKey != "":
+		b = append(b, ',')
+		b = append(b, idKey...)
+		b = jsontext.AppendString(b, id)
+		b = append(b, `,"delta":`...)
+		b = jsontext.AppendString(b, delta)
+		return append(b, '}'), nil
+	case len(payload) > 2: // not "{}"
 		b = append(b, ',')
 		b = append(b, payload[1:]...)
 		return b, nil

@@ -229,7 +229,7 @@ func (s chatService) startRunAs(ctx context.Context, q *preparedQuery, runID str
 		chatStart = &api.ChatStart{ChatID: q.chatID, ChatName: q.chatName(), ChatImageToken: s.chatImageToken(ctx, q.chatID)}
 	}
 	spec := agent.Spec{RunID: runID, ChatID: q.chatID, RequestID: rq.RequestID, Agent: q.agent, Defs: q.defs,
-		Message: q.req.Message, Params: rq.Params, ContinuePlan: continuePlan(q.req.Params)}
+		Message: q.req.Message, Params: rq.Params, ContinuePlan: continuePlan(q.req.Params), NewChat: q.firstRun}
 	if len(rq.References) > 0 {
 		if spec.References, err = api.Encode(rq.References); err != nil {
 			return nil, err

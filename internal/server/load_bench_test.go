@@ -36,25 +36,50 @@ import (
 // peak), so the ratios compare the server and the baseline at the same
 // concurrency (issue 21).
 //
+// The delays depend on how busy the machine is; two figures do not (much):
+// server-cpu-µs/event, the process's CPU time (getrusage) over the phase
+// through the server minus that over the straight phase (the fake model
+// and the clients, direct-cpu-µs/delta), per SSE event sent; and the p99
+// split in time: p99-startup-µs over the deltas the fake model wrote
+// before the last of the phase's 200 streams had begun (the runs still
+// being started; startup-ms long), p99-steady-µs over the rest (likewise
+// direct-…).
+//
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
 	fakeURL, gauge := loadModelGauged(b)
 	h := newHarness(b, harnessOptions{modelURL: fakeURL})
 	client := loadClient()
 	peak := watchHeap()
-	var serverDelays, directDelays []time.Duration
+	var serverDelays, directDelays []sample
+	// The start-up's (before every stream had begun) and the rest.
+	var serverStartup, serverSteady, directStartup, directSteady []sample
 	var events, errs atomic.Int64
-	var elapsed time.Duration
+	var elapsed, directCPU, throughCPU, directRamp, serverRamp time.Duration
 	var direct, through concurrency
 	b.ResetTimer()
 	for range b.N {
+		runtime.GC()
 		gauge.reset()
-		directDelays = append(directDelays, loadDirect(client, fakeURL, &errs)...)
+		begin, cpu := time.Now(), processCPU()
+		ds := loadDirect(client, fakeURL, &errs)
+		directCPU += processCPU() - cpu
 		direct.add(gauge.read())
-		start := time.Now()
-		serverDelays = append(serverDelays, loadThrough(client, queryOn(client, h.srv.URL), &errs, &events)...)
+		n := startup(ds, gauge.allStarted())
+		directStartup, directSteady = append(directStartup, ds[:n]...), append(directSteady, ds[n:]...)
+		directRamp += gauge.allStarted().Sub(begin)
+		directDelays = append(directDelays, ds...)
+		runtime.GC()
+		gauge.reset()
+		start, cpu := time.Now(), processCPU()
+		ss := loadThrough(client, queryOn(client, h.srv.URL), &errs, &events)
+		throughCPU += processCPU() - cpu
 		elapsed += time.Since(start)
 		through.add(gauge.read())
+		n = startup(ss, gauge.allStarted())
+		serverStartup, serverSteady = append(serverStartup, ss[:n]...), append(serverSteady, ss[n:]...)
+		serverRamp += gauge.allStarted().Sub(start)
+		serverDelays = append(serverDelays, ss...)
 	}
 	b.StopTimer()
 	heap := peak()
@@ -70,12 +95,44 @@ func BenchmarkLoad200(b *testing.B) {
 	b.ReportMetric(float64(dp99.Microseconds()), "direct-p99-µs")
 	b.ReportMetric(ratio(sp50, dp50), "p50-ratio")
 	b.ReportMetric(ratio(sp99, dp99), "p99-ratio")
+	b.ReportMetric(float64(percentile(serverStartup, 99).Microseconds()), "p99-startup-µs")
+	b.ReportMetric(float64(percentile(serverSteady, 99).Microseconds()), "p99-steady-µs")
+	b.ReportMetric(float64(percentile(directStartup, 99).Microseconds()), "direct-p99-startup-µs")
+	b.ReportMetric(float64(percentile(directSteady, 99).Microseconds()), "direct-p99-steady-µs")
+	b.ReportMetric(float64(serverRamp.Milliseconds())/float64(b.N), "startup-ms")
+	b.ReportMetric(float64(directRamp.Milliseconds())/float64(b.N), "direct-startup-ms")
+	if n := events.Load(); n > 0 {
+		b.ReportMetric(float64((throughCPU-directCPU).Microseconds())/float64(n), "server-cpu-µs/event")
+	}
+	b.ReportMetric(float64(directCPU.Microseconds())/float64(b.N*loadRuns*loadDeltas), "direct-cpu-µs/delta")
 	b.ReportMetric(direct.mean/float64(b.N), "direct-concurrency")
 	b.ReportMetric(through.mean/float64(b.N), "server-concurrency")
 	b.ReportMetric(direct.peak, "direct-peak-concurrency")
 	b.ReportMetric(through.peak, "server-peak-concurrency")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	b.ReportMetric(heap, "peak-heap-MB")
+}
+
+// sample is one delta as a client read it: when the fake model wrote it
+// and how long it took to reach the client.
+type sample struct {
+	at    time.Time
+	delay time.Duration
+}
+
+// startup moves the samples of the start-up, the deltas written before the
+// last of the phase's streams had begun at the fake model (the 200 runs
+// still being started), to the front of ss and returns how many there are;
+// the rest is the steady state.
+func startup(ss []sample, allStarted time.Time) int {
+	n := 0
+	for i, s := range ss {
+		if s.at.Before(allStarted) {
+			ss[i], ss[n] = ss[n], ss[i]
+			n++
+		}
+	}
+	return n
 }
 
 // concurrency sums the mean and keeps the peak of the streams in flight
@@ -90,6 +147,8 @@ func (c *concurrency) add(mean, peak float64) { c.mean, c.peak = c.mean+mean, ma
 type streamGauge struct {
 	mu                sync.Mutex
 	active, peak      int
+	started           int       // streams begun
+	all               time.Time // when the loadRuns-th stream began
 	first, last, prev time.Time
 	area              float64 // stream-seconds
 }
@@ -97,8 +156,8 @@ type streamGauge struct {
 func (g *streamGauge) reset() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.active, g.peak, g.area = 0, 0, 0
-	g.first, g.last, g.prev = time.Time{}, time.Time{}, time.Time{}
+	g.active, g.peak, g.started, g.area = 0, 0, 0, 0
+	g.first, g.last, g.prev, g.all = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 }
 
 // change adds d (+1 or -1) streams in flight now.
@@ -113,7 +172,20 @@ func (g *streamGauge) change(d int) {
 	}
 	g.active += d
 	g.peak = max(g.peak, g.active)
+	if d > 0 {
+		if g.started++; g.started == loadRuns {
+			g.all = now
+		}
+	}
 	g.prev, g.last = now, now
+}
+
+// allStarted returns when the phase's loadRuns-th stream began (zero if
+// not yet).
+func (g *streamGauge) allStarted() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.all
 }
 
 // read returns the phase's mean and peak streams in flight.
@@ -158,7 +230,7 @@ func BenchmarkLoad200Stores(b *testing.B) {
 		{"postgres", queryOn(client, pg.srv.URL)},
 		{"postgres-2nodes", queryAcross(client, nodeA.srv.URL, nodeB.srv.URL)},
 	}
-	delays := make([][]time.Duration, len(setups))
+	delays := make([][]sample, len(setups))
 	events, elapsed := make([]atomic.Int64, len(setups)), make([]time.Duration, len(setups))
 	var errs atomic.Int64
 	b.ResetTimer()
@@ -268,8 +340,8 @@ func watchHeap() func() float64 {
 
 // loadDirect reads the fake model straight with loadRuns clients: the
 // baseline.
-func loadDirect(client *http.Client, fakeURL string, errs *atomic.Int64) []time.Duration {
-	return fanOut(loadRuns, func() ([]time.Duration, int, error) {
+func loadDirect(client *http.Client, fakeURL string, errs *atomic.Int64) []sample {
+	return fanOut(loadRuns, func() ([]sample, int, error) {
 		resp, err := client.Post(fakeURL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
 		if err != nil {
 			return nil, 0, err
@@ -280,8 +352,8 @@ func loadDirect(client *http.Client, fakeURL string, errs *atomic.Int64) []time.
 }
 
 // loadThrough runs loadRuns queries at once and reads their SSE streams.
-func loadThrough(client *http.Client, query func() (*http.Response, error), errs, events *atomic.Int64) []time.Duration {
-	return fanOut(loadRuns, func() ([]time.Duration, int, error) {
+func loadThrough(client *http.Client, query func() (*http.Response, error), errs, events *atomic.Int64) []sample {
+	return fanOut(loadRuns, func() ([]sample, int, error) {
 		resp, err := query()
 		if err != nil {
 			return nil, 0, err
@@ -329,7 +401,7 @@ func queryAcross(client *http.Client, a, b string) func() (*http.Response, error
 // readRunID reads SSE lines up to run.start and returns its runId.
 func readRunID(body io.Reader) (string, error) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 4<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if !strings.Contains(line, `"type":"run.start"`) {
@@ -355,9 +427,9 @@ func ratio(a, b time.Duration) float64 {
 
 // fanOut runs f n times concurrently and collects the delays; errors and
 // SSE events are counted.
-func fanOut(n int, f func() ([]time.Duration, int, error), errs, events *atomic.Int64) []time.Duration {
+func fanOut(n int, f func() ([]sample, int, error), errs, events *atomic.Int64) []sample {
 	var mu sync.Mutex
-	var all []time.Duration
+	var all []sample
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -377,13 +449,13 @@ func fanOut(n int, f func() ([]time.Duration, int, error), errs, events *atomic.
 	return all
 }
 
-// readDelays reads SSE lines, counts the data lines and returns the delay
-// of every delta stamp "<i:unixnano>" found in them. A run.error counts as
-// an error.
-func readDelays(body io.Reader, prefix string) ([]time.Duration, int, error) {
+// readDelays reads SSE lines, counts the data lines and returns the
+// sample of every delta stamp "<i:unixnano>" found in them. A run.error
+// counts as an error.
+func readDelays(body io.Reader, prefix string) ([]sample, int, error) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var out []time.Duration
+	sc.Buffer(make([]byte, 4<<10), 1<<20)
+	var out []sample
 	n := 0
 	for sc.Scan() {
 		line := sc.Text()
@@ -399,7 +471,7 @@ func readDelays(body io.Reader, prefix string) ([]time.Duration, int, error) {
 			if j := strings.Index(line[i:], ">"); j > 0 {
 				if _, ts, ok := strings.Cut(line[i+1:i+j], ":"); ok {
 					if v, err := strconv.ParseInt(ts, 10, 64); err == nil {
-						out = append(out, time.Duration(now-v))
+						out = append(out, sample{at: time.Unix(0, v), delay: time.Duration(now - v)})
 					}
 				}
 			}
@@ -408,11 +480,15 @@ func readDelays(body io.Reader, prefix string) ([]time.Duration, int, error) {
 	return out, n, sc.Err()
 }
 
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
+// percentile returns the p-th percentile of the samples' delays.
+func percentile(ss []sample, p int) time.Duration {
+	if len(ss) == 0 {
 		return 0
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, len(s)*p/100)]
+	ds := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		ds[i] = s.delay
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)-1, len(ds)*p/100)]
 }

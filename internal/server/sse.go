@@ -1,6 +1,6 @@
 // Package server is the agent platform HTTP server of PLATFORM_API.md
 // (/api/ap). This part holds the SSE layer: SSEWriter and Serve write the
-// § 3.1 framing with one flush per event, and Assembler turns the agent
+// § 3.1 framing, flushed as soon as the events at hand are written, and Assembler turns the agent
 // loop's events into the ordered event stream of § 3.3.
 package server
 
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ type SSEWriter struct {
 	gone  func() error  // the request context's Err
 	err   error         // sticky write error
 	stall time.Duration // the write deadline of one frame (0: none)
+	buf   []byte        // the frames of WriteAll, kept for the next call
 }
 
 // NewSSEWriter sets the § 3.1 headers, writes status 200 and flushes. Answer
@@ -81,11 +83,16 @@ func canFlush(w http.ResponseWriter) bool {
 // Frame returns the bytes of one event (§ 3.1):
 // "id:<seq>\nevent:message\ndata:<json>\n\n".
 func Frame(e api.Event) ([]byte, error) {
+	return appendFrame(nil, e)
+}
+
+// appendFrame appends the frame of e to b.
+func appendFrame(b []byte, e api.Event) ([]byte, error) {
 	data, err := e.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(data)+32)
+	b = slices.Grow(b, len(data)+32)
 	b = append(b, "id:"...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, "\nevent:message\ndata:"...)
@@ -102,16 +109,46 @@ func (s *SSEWriter) Write(e api.Event) error {
 	return s.write(b)
 }
 
+// WriteAll writes events and then flushes once: the frames reach the
+// client together, each whole. With done, the [DONE] marker follows the
+// last event in the same flush.
+func (s *SSEWriter) WriteAll(events []api.Event, done bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buf[:0]
+	for _, e := range events {
+		var err error
+		if b, err = appendFrame(b, e); err != nil {
+			return err
+		}
+	}
+	if done {
+		b = append(b, doneFrame...)
+	}
+	if cap(b) <= maxKeptFrames {
+		s.buf = b // kept for the next events
+	}
+	return s.writeLocked(b)
+}
+
 // Heartbeat writes "event:heartbeat" and a blank line (no id, no data).
 func (s *SSEWriter) Heartbeat() error { return s.write([]byte(heartbeatFrame)) }
 
 // Done writes the optional [DONE] marker that may follow a terminal event.
 func (s *SSEWriter) Done() error { return s.write([]byte(doneFrame)) }
 
-// write writes one whole frame and flushes it under the lock.
+// maxKeptFrames bounds the frame buffer an SSEWriter keeps between writes.
+const maxKeptFrames = 64 << 10
+
+// write writes whole frames and flushes them under the lock.
 func (s *SSEWriter) write(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.writeLocked(b)
+}
+
+// writeLocked writes and flushes b. Call with s.mu held.
+func (s *SSEWriter) writeLocked(b []byte) error {
 	if err := s.gone(); err != nil {
 		return err
 	}
@@ -174,8 +211,9 @@ type StreamOptions struct {
 	Stall time.Duration
 }
 
-// Serve streams src to one client: it opens the SSE response, writes each
-// event as soon as src has it (flushed at once), writes a heartbeat after
+// Serve streams src to one client: it opens the SSE response, writes the
+// events as soon as src has them (all that Next returned, then one flush),
+// writes a heartbeat after
 // every heartbeat interval without an event (never inside an event), and
 // returns nil after a terminal event (followed by the [DONE] marker when
 // asked) or when src is done. It returns the context's error when ctx ends
@@ -201,15 +239,13 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, src Even
 		if err != nil {
 			return err
 		}
-		for _, e := range events {
-			if err := sw.Write(e); err != nil {
+		end := slices.IndexFunc(events, func(e api.Event) bool { return Terminal(e.Type) })
+		if end >= 0 {
+			return sw.WriteAll(events[:end+1], opts.Done)
+		}
+		if len(events) > 0 {
+			if err := sw.WriteAll(events, false); err != nil {
 				return err
-			}
-			if Terminal(e.Type) {
-				if opts.Done {
-					return sw.Done()
-				}
-				return nil
 			}
 		}
 		if done {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 )
 
 // The Validate functions hold the record rules every backend applies before writing, so the
@@ -87,17 +88,27 @@ func ValidateEvents(runID string, lastSeq int64, events []Event) error {
 }
 
 // EventsByRun splits the events of AppendEventLogs by run, in the order the runs first
-// appear, keeping each run's events in order; an event without RunID is ErrInvalid.
+// appear, keeping each run's events in order; an event without RunID is ErrInvalid. A run's
+// events that come together (as the server's group commit gives them) are a part of events,
+// not a copy.
 func EventsByRun(events []Event) (runIDs []string, byRun map[string][]Event, err error) {
 	byRun = map[string][]Event{}
-	for i, e := range events {
-		if e.RunID == "" {
-			return nil, nil, fmt.Errorf("%w: event %d (seq %d) names no run", ErrInvalid, i, e.Seq)
+	for i := 0; i < len(events); {
+		id := events[i].RunID
+		if id == "" {
+			return nil, nil, fmt.Errorf("%w: event %d (seq %d) names no run", ErrInvalid, i, events[i].Seq)
 		}
-		if _, ok := byRun[e.RunID]; !ok {
-			runIDs = append(runIDs, e.RunID)
+		j := i + 1
+		for j < len(events) && events[j].RunID == id {
+			j++
 		}
-		byRun[e.RunID] = append(byRun[e.RunID], e)
+		if prev, ok := byRun[id]; ok {
+			byRun[id] = append(slices.Clip(prev), events[i:j]...) // a copy: events stays as it is
+		} else {
+			runIDs = append(runIDs, id)
+			byRun[id] = events[i:j:j]
+		}
+		i = j
 	}
 	return runIDs, byRun, nil
 }

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/aitexteditor/aite/internal/jsontext"
 )
 
 // Object is a JSON object that keeps its keys in insertion order. Setting an
@@ -206,64 +207,10 @@ func encodeReflect(buf *bytes.Buffer, v any) error {
 	return nil
 }
 
-const hexDigits = "0123456789abcdef"
-
 // writeString writes s as a JSON string the way encoding/json does with
-// HTML escaping off: control characters, quote and backslash escaped,
-// invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
+// HTML escaping off (jsontext.AppendString).
 func writeString(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			buf.WriteString(s[start:i])
-			switch b {
-			case '"', '\\':
-				buf.WriteByte('\\')
-				buf.WriteByte(b)
-			case '\n':
-				buf.WriteString(`\n`)
-			case '\r':
-				buf.WriteString(`\r`)
-			case '\t':
-				buf.WriteString(`\t`)
-			case '\b':
-				buf.WriteString(`\b`)
-			case '\f':
-				buf.WriteString(`\f`)
-			default:
-				buf.WriteString(`\u00`)
-				buf.WriteByte(hexDigits[b>>4])
-				buf.WriteByte(hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf.WriteString(s[start:i])
-			buf.WriteString(`\ufffd`)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf.WriteString(s[start:i])
-			buf.WriteString(`\u202`)
-			buf.WriteByte(hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf.WriteString(s[start:])
-	buf.WriteByte('"')
+	buf.Write(jsontext.AppendString(buf.AvailableBuffer(), s))
 }
 
 // validNumber reports whether s is a JSON number literal.

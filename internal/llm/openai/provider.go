@@ -192,6 +192,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 			return
 		}
 		defer u.s.Close()
+		defer u.sse.release()
 		newTurn(p, req.Model, yield).run(ctx, u)
 	}
 }

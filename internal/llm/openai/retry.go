@@ -101,6 +101,7 @@ func start(s *chunkStream, res *http.Response) (*upstream, error) {
 		err = chunkError(first)
 	}
 	if err != nil {
+		r.release()
 		_ = s.Close()
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // maxEventBytes bounds one SSE line or event.
@@ -24,8 +25,24 @@ type sseReader struct {
 	data []byte // the current event's data
 }
 
+// readers recycles the 32 KiB buffers of the readers of ended streams: a
+// server streaming many runs would otherwise allocate one per model call.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
 func newSSEReader(body io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(body, 32<<10)}
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(body)
+	return &sseReader{r: r}
+}
+
+// release gives the buffer back once the stream is done with; nothing read
+// may be used after it.
+func (s *sseReader) release() {
+	if s.r != nil {
+		s.r.Reset(nil)
+		readers.Put(s.r)
+		s.r = nil
+	}
 }
 
 // next returns the next non-blank data payload (valid until the following

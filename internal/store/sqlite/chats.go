@@ -19,12 +19,12 @@ func (s *Store) CreateChat(ctx context.Context, c store.Chat) error {
 		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := needChat(ctx, tx, c.ID); err == nil {
+		if err := s.writerNeedChat(ctx, tx, c.ID); err == nil {
 			return fmt.Errorf("chat %q: %w", c.ID, store.ErrExists)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO chats (`+chatColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := s.exec(ctx, tx, sqlInsertChat,
 			c.ID, c.Name, c.AgentKey, c.DocumentID, millis(c.CreatedAt), millis(c.UpdatedAt),
 			c.LastRunID, c.LastRunContent, c.ReadStatus, nullMillis(c.ReadAt), c.Owner)
 		if err != nil {
@@ -53,18 +53,17 @@ func (s *Store) ListChats(ctx context.Context) ([]store.Chat, error) {
 // UpdateChatAfterRun implements store.Chats.
 func (s *Store) UpdateChatAfterRun(ctx context.Context, chatID, runID, content string, at time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := needChat(ctx, tx, chatID); err != nil {
+		if err := s.writerNeedChat(ctx, tx, chatID); err != nil {
 			return err
 		}
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE run_id = ? AND chat_id = ?`, runID, chatID).Scan(&one)
+		err := s.queryRow(ctx, tx, sqlRunOfChat, runID, chatID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("run %q of chat %q: %w", runID, chatID, store.ErrNotFound)
 		} else if err != nil {
 			return fmt.Errorf("sqlite: looking up run %q: %w", runID, err)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE chats SET last_run_id = ?, last_run_content = ?, updated_at = ?,
-			read_status = 0, read_at = NULL WHERE chat_id = ?`, runID, content, millis(at), chatID)
+		_, err = s.exec(ctx, tx, sqlChatAfter, runID, content, millis(at), chatID)
 		if err != nil {
 			return fmt.Errorf("sqlite: updating chat %q: %w", chatID, err)
 		}
@@ -98,15 +97,15 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run) error {
 		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := needChat(ctx, tx, r.ChatID); err != nil {
+		if err := s.writerNeedChat(ctx, tx, r.ChatID); err != nil {
 			return err
 		}
-		if err := needRun(ctx, tx, r.ID); err == nil {
+		if err := s.writerNeedRun(ctx, tx, r.ID); err == nil {
 			return fmt.Errorf("run %q: %w", r.ID, store.ErrExists)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+		_, err := s.exec(ctx, tx, sqlInsertRun,
 			r.ID, r.ChatID, r.RequestID, r.AgentKey, nullText(r.Query), string(store.RunRunning),
 			r.FinishReason, r.ErrorCode, millis(r.StartedAt))
 		if err != nil {
@@ -148,7 +147,7 @@ func (s *Store) FinishRun(ctx context.Context, runID string, status store.RunSta
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var current string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM runs WHERE run_id = ?`, runID).Scan(&current)
+		err := s.queryRow(ctx, tx, sqlRunStatus, runID).Scan(&current)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("run %q: %w", runID, store.ErrNotFound)
@@ -157,8 +156,7 @@ func (s *Store) FinishRun(ctx context.Context, runID string, status store.RunSta
 		case current != string(store.RunRunning):
 			return fmt.Errorf("run %q already ended (%s): %w", runID, current, store.ErrConflict)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, finish_reason = ?, error_code = ?, ended_at = ?
-			WHERE run_id = ?`, string(status), finishReason, errorCode, millis(at), runID)
+		_, err = s.exec(ctx, tx, sqlFinishRun, string(status), finishReason, errorCode, millis(at), runID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finishing run %q: %w", runID, err)
 		}

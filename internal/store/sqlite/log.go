@@ -7,8 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"math/bits"
 
 	"github.com/aitexteditor/aite/internal/store"
 )
@@ -19,16 +18,15 @@ func (s *Store) AppendMessages(ctx context.Context, runID string, msgs ...store.
 		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := needRun(ctx, tx, runID); err != nil {
+		if err := s.writerNeedRun(ctx, tx, runID); err != nil {
 			return err
 		}
 		var last int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(ord), 0) FROM messages WHERE run_id = ?`, runID).Scan(&last); err != nil {
+		if err := s.queryRow(ctx, tx, sqlLastOrd, runID).Scan(&last); err != nil {
 			return fmt.Errorf("sqlite: messages of run %q: %w", runID, err)
 		}
 		for i, m := range msgs {
-			_, err := tx.ExecContext(ctx, `INSERT INTO messages (run_id, ord, stage, task_id, msg_id, message)
-				VALUES (?, ?, ?, ?, ?, ?)`, runID, last+1+i, m.Stage, m.TaskID, m.MsgID, string(m.Body))
+			_, err := s.exec(ctx, tx, sqlInsertMessage, runID, last+1+i, m.Stage, m.TaskID, m.MsgID, string(m.Body))
 			if err != nil {
 				return fmt.Errorf("sqlite: appending a message to run %q: %w", runID, err)
 			}
@@ -84,21 +82,19 @@ func (s *Store) AppendSystem(ctx context.Context, runID, stage string, body json
 	}
 	stored := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := needRun(ctx, tx, runID); err != nil {
+		if err := s.writerNeedRun(ctx, tx, runID); err != nil {
 			return err
 		}
 		var last int
 		var lastStage, lastBody string
-		err := tx.QueryRowContext(ctx, `SELECT ord, stage, system FROM run_systems WHERE run_id = ? ORDER BY ord DESC LIMIT 1`,
-			runID).Scan(&last, &lastStage, &lastBody)
+		err := s.queryRow(ctx, tx, sqlLastSystem, runID).Scan(&last, &lastStage, &lastBody)
 		switch {
 		case err == nil && lastStage == stage && bytes.Equal([]byte(lastBody), body):
 			return nil
 		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("sqlite: system snapshots of run %q: %w", runID, err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO run_systems (run_id, ord, stage, system) VALUES (?, ?, ?, ?)`,
-			runID, last+1, stage, string(body))
+		_, err = s.exec(ctx, tx, sqlInsertSystem, runID, last+1, stage, string(body))
 		if err != nil {
 			return fmt.Errorf("sqlite: appending a system snapshot to run %q: %w", runID, err)
 		}
@@ -131,7 +127,7 @@ func (s *Store) ListSystems(ctx context.Context, runID string) ([]store.SystemSn
 // AppendEvents implements store.Events.
 func (s *Store) AppendEvents(ctx context.Context, runID string, events ...store.Event) error {
 	byRun := map[string][]store.Event{runID: events}
-	return s.write(ctx, func(tx *sql.Tx) error { return appendEvents(ctx, tx, []string{runID}, byRun) })
+	return s.write(ctx, func(tx *sql.Tx) error { return s.appendEvents(ctx, tx, []string{runID}, byRun) })
 }
 
 // AppendEventLogs implements store.Events: one transaction, so one fsync, for the events of
@@ -141,20 +137,15 @@ func (s *Store) AppendEventLogs(ctx context.Context, events ...store.Event) erro
 	if err != nil || len(runIDs) == 0 {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error { return appendEvents(ctx, tx, runIDs, byRun) })
+	return s.write(ctx, func(tx *sql.Tx) error { return s.appendEvents(ctx, tx, runIDs, byRun) })
 }
 
-// Set-based statements keep a group commit cheap: one query for the last seqs of all its runs
-// and one INSERT per eventRows events (a statement per run or per event costs more than the
-// rows themselves in the pure-Go driver).
-const (
-	runsPerQuery = 400
-	eventRows    = 400
-)
-
 // appendEvents checks the events of runIDs against their runs' last seqs and inserts them.
-func appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, byRun map[string][]store.Event) error {
-	last, err := lastSeqs(ctx, tx, runIDs)
+// Set-based prepared statements keep a group commit cheap: one query for the last seqs of all
+// its runs and multi-row INSERTs of power-of-two sizes (a statement per event, or one parsed
+// per commit, costs more than the rows themselves in the pure-Go driver).
+func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, byRun map[string][]store.Event) error {
+	last, err := s.lastSeqs(ctx, tx, runIDs)
 	if err != nil {
 		return err
 	}
@@ -172,14 +163,16 @@ func appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, byRun map[st
 			rows = append(rows, e)
 		}
 	}
-	for chunk := range slices.Chunk(rows, eventRows) {
-		q := `INSERT INTO events (run_id, seq, type, timestamp, event) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?),", len(chunk)), ",")
-		args := make([]any, 0, 5*len(chunk))
+	args := make([]any, 0, 5<<eventRowBits)
+	for len(rows) > 0 {
+		k := min(eventRowBits, bits.Len(uint(len(rows)))-1) // the largest 1<<k ≤ len(rows)
+		chunk := rows[:1<<k]
+		rows = rows[1<<k:]
+		args = args[:0]
 		for _, e := range chunk {
 			args = append(args, e.RunID, e.Seq, e.Type, e.Timestamp, string(e.Body))
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := s.exec(ctx, tx, insertEventsSQL[k], args...); err != nil {
 			return fmt.Errorf("sqlite: appending %d events (first: run %q seq %d): %w", len(chunk), chunk[0].RunID, chunk[0].Seq, err)
 		}
 	}
@@ -187,30 +180,27 @@ func appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, byRun map[st
 }
 
 // lastSeqs returns the highest stored seq (0 if none) of each existing run of runIDs.
-func lastSeqs(ctx context.Context, tx *sql.Tx, runIDs []string) (map[string]int64, error) {
+func (s *Store) lastSeqs(ctx context.Context, tx *sql.Tx, runIDs []string) (map[string]int64, error) {
+	ids, err := json.Marshal(runIDs)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: last seqs: %w", err)
+	}
+	rows, err := s.query(ctx, tx, sqlLastSeqs, string(ids))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: last seqs of %d runs: %w", len(runIDs), err)
+	}
 	out := make(map[string]int64, len(runIDs))
-	for chunk := range slices.Chunk(runIDs, runsPerQuery) {
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT r.run_id, (SELECT MAX(seq) FROM events WHERE run_id = r.run_id)
-			FROM runs r WHERE r.run_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: last seqs of %d runs: %w", len(chunk), err)
-		}
-		for rows.Next() {
-			var id string
-			var last sql.NullInt64
-			if err := rows.Scan(&id, &last); err != nil {
-				_ = rows.Close()
-				return nil, fmt.Errorf("sqlite: last seqs: %w", err)
-			}
-			out[id] = last.Int64
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+	for rows.Next() {
+		var id string
+		var last sql.NullInt64
+		if err := rows.Scan(&id, &last); err != nil {
+			_ = rows.Close()
 			return nil, fmt.Errorf("sqlite: last seqs: %w", err)
 		}
+		out[id] = last.Int64
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("sqlite: last seqs: %w", err)
 	}
 	return out, nil
 }

@@ -6,8 +6,9 @@
 // SQLITE_BUSY inside the process. Concurrent write calls are group-committed (write.go): the
 // calls that arrive while a transaction is being written share the next IMMEDIATE transaction,
 // each in its own savepoint, so one fsync serves them all and a failing call is rolled back
-// alone; every call returns once its own writes are committed. Reads use a separate pool of
-// query_only connections and run concurrently with the writer (WAL).
+// alone; every call returns once its own writes are committed. The statements the writer runs
+// at every run and group commit are prepared once, at Open (stmts.go). Reads use a separate pool
+// of query_only connections and run concurrently with the writer (WAL).
 //
 // Durability: a method that returned nil has committed. With the default synchronous=FULL
 // every commit is fsynced, so it survives a killed process and also a power loss or OS crash.
@@ -73,8 +74,9 @@ func WithReaders(n int) Option { return func(c *config) { c.readers = max(1, n) 
 
 // Store is the SQLite backend. It is safe for concurrent use.
 type Store struct {
-	w  *sql.DB // one connection, every write
-	r  *sql.DB // query_only connections, every read
+	w  *sql.DB              // one connection, every write
+	ws map[string]*sql.Stmt // the writer's prepared statements (stmts.go)
+	r  *sql.DB              // query_only connections, every read
 	gc groupCommit
 }
 
@@ -116,13 +118,14 @@ func open(ctx context.Context, abs string, cfg config, migs []store.Migration) (
 	if err := prepareWriter(ctx, w, migs); err != nil {
 		return nil, errors.Join(err, w.Close())
 	}
+	ws := prepareStatements(ctx, w)
 	r, err := sql.Open("sqlite", dsn(abs, cfg, true))
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("sqlite: %w", err), w.Close())
+		return nil, errors.Join(fmt.Errorf("sqlite: %w", err), closeStatements(ws), w.Close())
 	}
 	r.SetMaxOpenConns(cfg.readers)
 	r.SetMaxIdleConns(cfg.readers)
-	return &Store{w: w, r: r}, nil
+	return &Store{w: w, ws: ws, r: r}, nil
 }
 
 // prepareWriter checks that the file is in WAL mode and migrates it.
@@ -159,7 +162,7 @@ func dsn(abs string, cfg config, reader bool) string {
 
 // Close closes both connection pools; the last one out checkpoints the WAL.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.r.Close(), closeStatements(s.ws), s.w.Close())
 }
 
 // read runs fn in one read transaction, so its statements see one snapshot.
@@ -181,8 +184,13 @@ func ignoreDone(err error) error {
 
 // need returns ErrNotFound (with what and id as context) unless query finds a row for id.
 func need(ctx context.Context, tx *sql.Tx, query, what, id string) error {
+	return found(tx.QueryRowContext(ctx, query, id), what, id)
+}
+
+// found returns ErrNotFound (with what and id as context) unless row is there.
+func found(row *sql.Row, what, id string) error {
 	var one int
-	switch err := tx.QueryRowContext(ctx, query, id).Scan(&one); {
+	switch err := row.Scan(&one); {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("%s %q: %w", what, id, store.ErrNotFound)
 	case err != nil:
@@ -203,6 +211,16 @@ func needChat(ctx context.Context, tx *sql.Tx, id string) error {
 
 func needRun(ctx context.Context, tx *sql.Tx, id string) error {
 	return need(ctx, tx, runExists, "run", id)
+}
+
+// writerNeedChat is needChat in a write transaction (prepared).
+func (s *Store) writerNeedChat(ctx context.Context, tx *sql.Tx, id string) error {
+	return found(s.queryRow(ctx, tx, chatExists, id), "chat", id)
+}
+
+// writerNeedRun is needRun in a write transaction (prepared).
+func (s *Store) writerNeedRun(ctx context.Context, tx *sql.Tx, id string) error {
+	return found(s.queryRow(ctx, tx, runExists, id), "run", id)
 }
 
 // millis converts a time to the stored epoch milliseconds.

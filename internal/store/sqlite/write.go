@@ -126,17 +126,17 @@ func (s *Store) writeGroup(group []*writeReq) bool {
 			errs[i] = err
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT w`); err != nil {
+		if _, err := s.exec(ctx, tx, sqlSavepoint); err != nil {
 			_ = tx.Rollback()
 			return false
 		}
 		if errs[i] = req.fn(tx); errs[i] != nil {
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO w`); err != nil {
+			if _, err := s.exec(ctx, tx, sqlRollbackW); err != nil {
 				_ = tx.Rollback() // the failure ended the transaction: start over
 				return false
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `RELEASE w`); err != nil {
+		if _, err := s.exec(ctx, tx, sqlReleaseW); err != nil {
 			_ = tx.Rollback()
 			return false
 		}
