@@ -119,7 +119,7 @@ func withDefaults(cfg Config) Config {
 		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
+		cfg.HTTPClient = wire.NewHTTPClient()
 	}
 	switch {
 	case cfg.MaxRetries == 0:

@@ -3,9 +3,11 @@ package models
 import (
 	"errors"
 	"io/fs"
+	"net/http"
 	"path/filepath"
 	"testing"
 
+	"github.com/aitexteditor/aite/internal/llm/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -144,4 +146,15 @@ func TestErrNoModel(t *testing.T) {
 	}
 	require.Empty(t, r.Models())
 	require.Empty(t, r.Providers(), "nothing is configured, so no provider is listed")
+}
+
+// Without a client of the caller's, the registry's adapters share the one
+// of llm/wire, which keeps connections to a provider for reuse.
+func TestRegistryKeepsProviderConnections(t *testing.T) {
+	dir := t.TempDir()
+	r, _, err := Load(LoadOptions{WorkDir: dir, Env: envMap{}.get})
+	require.NoError(t, err)
+	tr, ok := r.httpClient.Transport.(*http.Transport)
+	require.True(t, ok, "transport %T", r.httpClient.Transport)
+	require.Equal(t, wire.MaxIdleConnsPerHost, tr.MaxIdleConnsPerHost)
 }

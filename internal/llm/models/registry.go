@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aitexteditor/aite/internal/llm"
+	"github.com/aitexteditor/aite/internal/llm/wire"
 )
 
 // SourceSpec is the Source of a model built by Resolve from a
@@ -64,7 +65,7 @@ func Load(opts LoadOptions) (*Registry, []Warning, error) {
 		providers: map[string]*provider{}, problems: map[string]string{}, byKey: map[string]Model{},
 		built: map[string]llm.Provider{}}
 	if r.httpClient == nil {
-		r.httpClient = &http.Client{}
+		r.httpClient = wire.NewHTTPClient()
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)

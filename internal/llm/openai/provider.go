@@ -139,7 +139,7 @@ func withDefaults(cfg Config) Config {
 		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = defaultHTTPClient()
+		cfg.HTTPClient = wire.NewHTTPClient()
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -160,18 +160,6 @@ func withDefaults(cfg Config) Config {
 		cfg.Now = time.Now
 	}
 	return cfg
-}
-
-// defaultHTTPClient bounds the wait for response headers (as the SDK's own
-// default does) but never the body: streams may run long.
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }
 
 // endpointBase returns the URL under which "chat/completions" is resolved.

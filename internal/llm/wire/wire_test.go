@@ -115,3 +115,20 @@ func TestWithTimeout(t *testing.T) {
 	_, has = ctx.Deadline()
 	require.True(t, has)
 }
+
+// The adapters' client keeps enough idle connections per provider for a
+// server streaming many runs at once (Go's default keeps 2), and bounds
+// only the wait for response headers.
+func TestNewHTTPClientKeepsConnections(t *testing.T) {
+	c := NewHTTPClient()
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		t.Fatalf("transport %T, want *http.Transport", c.Transport)
+	}
+	if tr.MaxIdleConnsPerHost != MaxIdleConnsPerHost || tr.ResponseHeaderTimeout != ResponseHeaderTimeout || c.Timeout != 0 {
+		t.Errorf("idle per host %d, header timeout %v, client timeout %v", tr.MaxIdleConnsPerHost, tr.ResponseHeaderTimeout, c.Timeout)
+	}
+	if tr.Proxy == nil {
+		t.Error("the proxy from the environment is lost")
+	}
+}
