@@ -190,28 +190,28 @@ const (
 // have in the record. sha is the SHA-256 of the document's source in hex
 // (computed when "").
 func adopt(d *document.Document, r *idRecord, sha string) (IDOrigin, int) {
-	origin, fresh, _ := adoptHashing(d, r, sha)
-	return origin, fresh
+	return adoptWith(d, r, sha, nil)
 }
 
-// adoptHashing is adopt that also returns the item hashes it computed to
-// carry IDs over (nil when it did not need them), so that the record
-// written next does not hash the book again.
-func adoptHashing(d *document.Document, r *idRecord, sha string) (IDOrigin, int, []uint64) {
+// adoptWith is adopt given the item hashes of d (nil: computed when
+// carrying the IDs over needs them).
+func adoptWith(d *document.Document, r *idRecord, sha string, hashes []uint64) (IDOrigin, int) {
 	if r == nil {
 		renumber(d)
-		return IDsNew, d.Len(), nil
+		return IDsNew, d.Len()
 	}
 	if sha == "" {
 		sha = digest(d.Source())
 	}
 	if r.matches(d.Source(), sha) && d.RestoreIDs(r.ids, r.next) == nil {
-		return IDsRecorded, 0, nil
+		return IDsRecorded, 0
 	}
-	hashes := d.ItemHashes()
+	if hashes == nil {
+		hashes = d.ItemHashes()
+	}
 	ids, next := document.CarryIDs(r.ids, r.hashes, hashes, r.next)
 	if err := d.RestoreIDs(ids, next); err != nil {
-		return IDsNew, d.Len(), hashes // cannot happen: CarryIDs gives unique IDs below next
+		return IDsNew, d.Len() // cannot happen: CarryIDs gives unique IDs below next
 	}
 	fresh := 0
 	for _, id := range ids {
@@ -219,7 +219,7 @@ func adoptHashing(d *document.Document, r *idRecord, sha string) (IDOrigin, int,
 			fresh++
 		}
 	}
-	return IDsCarried, fresh, hashes
+	return IDsCarried, fresh
 }
 
 // renumber gives the items of a document that came with IDs (from a cache
