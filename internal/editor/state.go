@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
@@ -143,16 +144,49 @@ func writeRecord(book string, r *idRecord) error {
 	f := stateFile{Format: StateFormat, Version: StateVersion, Book: filepath.Base(book), Bytes: r.size,
 		SHA256: r.sha, Items: len(r.ids), NextID: r.next, IDs: document.FormatIDRuns(r.ids),
 		Hashes: base64.StdEncoding.EncodeToString(raw)}
-	b, err := json.MarshalIndent(f, "", " ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
+	b := append(f.marshal(), '\n')
 	if err := writeStateFile(StatePath(book), b); err != nil {
 		return err
 	}
 	r.raw = b
 	return nil
+}
+
+// marshal returns json.MarshalIndent(f, "", " "), byte for byte, without
+// its second pass over every byte (the hashes of a big book's items, in
+// base64, are nearly all of them).
+func (f stateFile) marshal() []byte {
+	b := make([]byte, 0, 256+len(f.Book)+len(f.IDs)+len(f.Hashes))
+	b = append(b, "{\n"...)
+	for i, kv := range []struct {
+		key string
+		str *string
+		num int
+	}{{"format", &f.Format, 0}, {"version", nil, f.Version}, {"book", &f.Book, 0}, {"bytes", nil, f.Bytes},
+		{"sha256", &f.SHA256, 0}, {"items", nil, f.Items}, {"nextId", nil, f.NextID}, {"ids", &f.IDs, 0},
+		{"hashes", &f.Hashes, 0}} {
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(append(append(b, ` "`...), kv.key...), `": `...)
+		if kv.str != nil {
+			b = appendJSONString(b, *kv.str)
+		} else {
+			b = strconv.AppendInt(b, int64(kv.num), 10)
+		}
+	}
+	return append(b, "\n}"...)
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7E || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // writeStateFile writes one file of the state directory atomically
