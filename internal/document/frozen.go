@@ -186,9 +186,11 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	return append(append([][]byte{head}, sections...), blobs...), nil
 }
 
-// blobBound is at least the size of the blob of items (their strings
-// and extras), so it is allocated once: a text that is a piece of its
-// Markdown costs a few bytes, any other its length.
+// blobBound is the room the blob of items is given up front, so that it
+// is allocated once: their strings (a text that is a piece of its
+// Markdown costs a few bytes, any other its length) and room for their
+// numbers that only a document of huge numbers outgrows (the blob then
+// grows as it must).
 func (d *Document) blobBound(items []*Item) int {
 	n := 0
 	for _, it := range items {
