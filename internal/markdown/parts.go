@@ -192,12 +192,16 @@ func leftOpen(b *builder, n ast.Node) bool {
 
 // join concatenates the parts, numbering tops and containers on.
 func join(src []byte, parts []part) (document.Region, bool) {
-	reg := document.Region{Src: src}
-	conts := 0
+	items, tops := 0, 0
 	for _, p := range parts {
 		if p.open {
 			return document.Region{}, false
 		}
+		items, tops = items+len(p.items), tops+len(p.tops)
+	}
+	reg := document.Region{Src: src, Items: make([]*document.Item, 0, items), Tops: make([]document.Span, 0, tops)}
+	conts := 0
+	for _, p := range parts {
 		for _, it := range p.items {
 			it.Top += len(reg.Tops)
 			for i := range it.Containers {

@@ -18,19 +18,21 @@ func (b *builder) text(n ast.Node, start, end int) string {
 		return s
 	}
 	var w strings.Builder
+	w.Grow(end - start) // room for about the text (its Markdown's length): built without growing
 	b.blockText(&w, n)
 	s := w.String()
+	fits := w.Cap()-w.Len() <= w.Len()/8
 	if strings.IndexByte(s, '&') >= 0 {
-		s = html.UnescapeString(s)
+		s, fits = html.UnescapeString(s), true // a string of its own length
 	}
-	return b.keep(s, start, end)
+	return b.keep(s, start, end, fits)
 }
 
 // keep returns the text to keep: a piece of the item's Markdown when the
 // text is one and the builder shares the source (a plain paragraph or a
-// heading's title costs no memory of its own), else a copy of exactly its
-// length (without the builder's spare room).
-func (b *builder) keep(s string, start, end int) string {
+// heading's title costs no memory of its own), else s when it fits the
+// memory it holds (little spare room), else a copy of exactly its length.
+func (b *builder) keep(s string, start, end int, fits bool) string {
 	if s == "" {
 		return ""
 	}
@@ -39,6 +41,9 @@ func (b *builder) keep(s string, start, end int) string {
 		if k := strings.Index(unsafe.String(unsafe.SliceData(md), len(md)), s); k >= 0 {
 			return unsafe.String(&md[k], len(s))
 		}
+	}
+	if fits {
+		return s
 	}
 	return strings.Clone(s)
 }
