@@ -130,7 +130,9 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 			if c == 0 {
 				e.blob = append(e.blob, 0) // offset 0 is never a reference
 			}
-			e.blob = slices.Grow(e.blob, d.blobBound(d.items[from:to]))
+			if !release { // else the items go as the blob grows: the two are never held whole together
+				e.blob = slices.Grow(e.blob, d.blobBound(d.items[from:to]))
+			}
 			out := recs[from*recSize : from*recSize]
 			for i := from; i < to; i++ {
 				out = e.record(out, d.items[i])
