@@ -45,12 +45,24 @@ func NewMatcher(keyword string) *Matcher {
 			m.noASCII = m.noASCII && !isASCII(s)
 		}
 	}
+	// A prefix that starts with another starts no word the other does
+	// not: only the shortest are kept ("симон" for Симонов's ten).
+	slices.SortFunc(m.prefixes, func(a, b string) int { return len(a) - len(b) })
+	kept := m.prefixes[:0]
+	for _, p := range m.prefixes {
+		if !slices.ContainsFunc(kept, func(q string) bool { return strings.HasPrefix(p, q) }) {
+			kept = append(kept, p)
+		}
+	}
+	m.prefixes = kept
 	for _, p := range m.prefixes {
 		if len(p) < 2 {
 			m.heads = nil
 			break
 		}
-		m.heads = append(m.heads, head(p))
+		if h := head(p); !slices.Contains(m.heads, h) {
+			m.heads = append(m.heads, h)
+		}
 	}
 	return m
 }
@@ -287,7 +299,14 @@ func (m *Matcher) plainMiss(word string) bool {
 // norm.
 func (m *Matcher) anyPrefix(norm string) bool {
 	if m.heads != nil {
-		if len(norm) < 2 || !slices.Contains(m.heads, head(norm)) {
+		if len(norm) < 2 {
+			return false
+		}
+		h, hit := head(norm), false
+		for _, x := range m.heads {
+			hit = hit || x == h
+		}
+		if !hit {
 			return false
 		}
 	}
