@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -119,13 +120,15 @@ func fileOf(p string) (string, bool) {
 
 // App is the web app as the server mounts it: the handler and the paths it
 // serves.
-type App struct{ h http.Handler }
+type App struct{ h func() http.Handler }
 
-// NewApp returns the web app.
-func NewApp() App { return App{h: Handler()} }
+// NewApp returns the web app. Its handler (which hashes every file for
+// its ETag) is made on the first request, not by every aite command that
+// only builds its command line.
+func NewApp() App { return App{h: sync.OnceValue(Handler)} }
 
 // ServeHTTP implements http.Handler.
-func (a App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.h.ServeHTTP(w, r) }
+func (a App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.h().ServeHTTP(w, r) }
 
 // Serves reports whether the app serves the URL path p (IsAppPath).
 func (App) Serves(p string) bool { return IsAppPath(p) }

@@ -7,13 +7,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // templatePattern matches a whole argument value {{tool_name.field}},
 // optionally shifted by days: {{t.date+2d}} or {{t.date}}-1d.
-var templatePattern = regexp.MustCompile(
-	`^\{\{\s*([A-Za-z0-9_-]+)\.([A-Za-z0-9_.]+?)\s*(?:([+-]\d+)d)?\s*\}\}(?:\s*([+-]\d+)d)?$`)
+var templatePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`^\{\{\s*([A-Za-z0-9_-]+)\.([A-Za-z0-9_.]+?)\s*(?:([+-]\d+)d)?\s*\}\}(?:\s*([+-]\d+)d)?$`)
+})
 
 // expandTemplates replaces every string value of the arguments that is a
 // whole template with that field of the latest earlier successful result
@@ -62,7 +65,7 @@ func (r *run) expandValue(v any, changed *bool) (any, error) {
 			x[i] = nv
 		}
 	case string:
-		m := templatePattern.FindStringSubmatch(strings.TrimSpace(x))
+		m := templatePattern().FindStringSubmatch(strings.TrimSpace(x))
 		if m == nil {
 			return x, nil
 		}

@@ -5,10 +5,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // keyPattern is the rule of agent keys (§ 1.3), also used for skill ids.
-var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var keyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // agentEnv is what agents are checked against.
 type agentEnv struct {
@@ -59,11 +60,11 @@ func (b *agentBuilder) identity() error {
 	a.Key = strings.TrimSpace(f.Key)
 	if a.Key == "" {
 		a.Key = strings.TrimSuffix(filepath.Base(b.path), filepath.Ext(b.path))
-		if !keyPattern.MatchString(a.Key) {
+		if !keyPattern().MatchString(a.Key) {
 			return rejectf("key", "missing, and the file name %q is not a valid key ([A-Za-z0-9_-]{1,64})", a.Key)
 		}
 	}
-	if !keyPattern.MatchString(a.Key) {
+	if !keyPattern().MatchString(a.Key) {
 		return rejectf("key", "%q is not a valid key ([A-Za-z0-9_-]{1,64})", a.Key)
 	}
 	if a.Name = strings.TrimSpace(f.Name); a.Name == "" {

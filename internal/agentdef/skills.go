@@ -41,7 +41,7 @@ func loadSkills(dir string, entries []os.DirEntry, maxChars int, src *sources, w
 		}
 		id := strings.ToLower(name)
 		switch prev, dup := seen[id]; {
-		case !keyPattern.MatchString(id):
+		case !keyPattern().MatchString(id):
 			ws.reject(path, "", "%q is not a valid skill id ([A-Za-z0-9_-]{1,64})", name)
 			continue
 		case dup:

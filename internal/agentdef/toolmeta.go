@@ -155,7 +155,7 @@ func checkMeta(t ToolDef) error {
 	}
 	if d := props.get(metaDelegate); d != nil {
 		c := d.get("const")
-		if c == nil || c.kind != nString || (c.str != anonymousDelegate && !keyPattern.MatchString(c.str)) {
+		if c == nil || c.kind != nString || (c.str != anonymousDelegate && !keyPattern().MatchString(c.str)) {
 			return rejectf(base+metaDelegate, "expected {\"const\": \"<agentKey>\"} or {\"const\": \"anonymous\"}")
 		}
 	}

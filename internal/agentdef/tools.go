@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/llm"
 )
@@ -56,7 +57,7 @@ func (t ToolDef) LLMTool() llm.Tool {
 }
 
 // toolNamePattern is what model APIs accept as a function name.
-var toolNamePattern = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) })
 
 // emptyParameters is the schema of a tool whose file gives none.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -181,7 +182,7 @@ func parseToolFile(path string, data []byte, kind ToolKind, ws warnings) []parse
 // def checks an entry and converts it.
 func (te toolEntry) def(kind ToolKind, path string) (ToolDef, error) {
 	name := strings.ToLower(strings.TrimSpace(te.Name))
-	if !toolNamePattern.MatchString(name) {
+	if !toolNamePattern().MatchString(name) {
 		return ToolDef{}, rejectf("name", "%q is not a valid tool name ([A-Za-z0-9_-]{1,64})", te.Name)
 	}
 	t := ToolDef{Name: name, Description: strings.TrimSpace(te.Description), AfterCallHint: strings.TrimSpace(te.AfterCallHint),

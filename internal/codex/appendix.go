@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/textnorm"
@@ -55,10 +56,14 @@ func SectionKind(title string) (Kind, bool) {
 }
 
 // entryLine splits "Name: text" and "Name — text" (also "–" and " - ").
-var entryLine = regexp.MustCompile(`^\s*([^:—–]{1,80}?)\s*(?::|\s[—–-]\s)\s*(.+)$`)
+var entryLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([^:—–]{1,80}?)\s*(?::|\s[—–-]\s)\s*(.+)$`)
+})
 
 // fieldLine splits "Field: value" and "Fact (pointer): value".
-var fieldLine = regexp.MustCompile(`^\s*(?i:(aliases|also|names|псевдонимы|другие имена|notes|заметки|fact|факт|relation|связь|description|описание))\s*(?:\(([^)]*)\))?\s*:\s*(.*)$`)
+var fieldLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?i:(aliases|also|names|псевдонимы|другие имена|notes|заметки|fact|факт|relation|связь|description|описание))\s*(?:\(([^)]*)\))?\s*:\s*(.*)$`)
+})
 
 // FromAppendix reads the appendix sections of a book's items into a codex
 // (origin import); nil when the book has none.
@@ -107,7 +112,7 @@ func readSection(c *Codex, k Kind, items []*document.Item) {
 		case k == Style:
 			_, _ = c.Add(Entry{Kind: Style, Name: ruleName(text), Description: text, Origin: FromImport})
 		default:
-			if m := entryLine.FindStringSubmatch(text); m != nil {
+			if m := entryLine().FindStringSubmatch(text); m != nil {
 				addOrJoin(c, Entry{Kind: k, Name: m[1], Description: strings.TrimSpace(m[2]), Origin: FromImport})
 			} else {
 				addOrJoin(c, Entry{Kind: k, Name: "notes", Description: text, Origin: FromImport})
@@ -131,7 +136,7 @@ func addOrJoin(c *Codex, e Entry) {
 
 // readField reads one item under an entry's sub-heading.
 func readField(e *Entry, text string) {
-	m := fieldLine.FindStringSubmatch(text)
+	m := fieldLine().FindStringSubmatch(text)
 	if m == nil {
 		e.Description = joinText(e.Description, text)
 		return
@@ -228,7 +233,7 @@ func compact(e Entry, opt MarkdownOptions) (string, bool) {
 		}
 		return "- " + desc + "\n", true
 	}
-	if strings.ContainsAny(e.Name, ":—–") || fieldLine.MatchString(e.Name+": x") {
+	if strings.ContainsAny(e.Name, ":—–") || fieldLine().MatchString(e.Name+": x") {
 		return "", false
 	}
 	return fmt.Sprintf("- %s: %s\n", e.Name, desc), true
@@ -248,7 +253,7 @@ func writeFull(out *strings.Builder, e Entry, level int, opt MarkdownOptions) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(e.Description), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			if fieldLine.MatchString(line) || entryLine.MatchString(line) && e.Kind != Style {
+			if fieldLine().MatchString(line) || entryLine().MatchString(line) && e.Kind != Style {
 				line = "Description: " + line
 			}
 			fmt.Fprintf(&b, "- %s\n", line)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/aitexteditor/aite/internal/document"
@@ -100,13 +101,15 @@ func (c *cluster) display() string {
 
 // patronymicCase matches a patronymic in an oblique case: the stem and the
 // ending (Ильичу, Карловичем, Павловной).
-var patronymicCase = regexp.MustCompile(`^(\p{Cyrillic}{2,}(?:ович|евич|ьич|ыч|ич))(?:а|у|ем|ом|е)$|^(\p{Cyrillic}{2,}(?:овн|евн|ичн))(?:ы|е|у|ой|ою)$`)
+var patronymicCase = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\p{Cyrillic}{2,}(?:ович|евич|ьич|ыч|ич))(?:а|у|ем|ом|е)$|^(\p{Cyrillic}{2,}(?:овн|евн|ичн))(?:ы|е|у|ой|ою)$`)
+})
 
 // patronymNominative returns a patronymic in the nominative (Ильичу →
 // Ильич, Павловну → Павловна), other words as they are: a name the text
 // writes only in an oblique case is shown as a name.
 func patronymNominative(w string) string {
-	m := patronymicCase.FindStringSubmatch(strings.ToLower(w))
+	m := patronymicCase().FindStringSubmatch(strings.ToLower(w))
 	if m == nil {
 		return w
 	}

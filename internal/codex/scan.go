@@ -3,6 +3,7 @@ package codex
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -147,7 +148,9 @@ func isTitle(t tok) bool {
 
 // patronymic matches Russian patronymics in any case, folded (Львович,
 // Павловна, Антоныч, Ильичу, Карловичем).
-var patronymic = regexp.MustCompile(`^\p{Cyrillic}{2,}(?:(?:ович|евич|ьич|ыч|ич)(?:а|у|ем|ом|е)?|(?:овн|евн|ичн)(?:а|ы|е|у|ой|ою))$`)
+var patronymic = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\p{Cyrillic}{2,}(?:(?:ович|евич|ьич|ыч|ич)(?:а|у|ем|ом|е)?|(?:овн|евн|ичн)(?:а|ы|е|у|ой|ою))$`)
+})
 
-// isPatronymic reports whether a folded word looks like a patronymic.
-func isPatronymic(norm string) bool { return patronymic.MatchString(norm) }
+// isPatronymic reports whether a folded word looks like a patronymic().
+func isPatronymic(norm string) bool { return patronymic().MatchString(norm) }

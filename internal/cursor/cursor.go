@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -162,11 +163,21 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 		c.matches = c.scan(d, from, to, ms, c.matches)
 		return
 	}
-	parts := make([][]int, n)
+	// Runs of items cost as much as their words do (a keyword without
+	// ASCII skips an English text at once): the cores take runs of
+	// scanChunk/4 items in turn, so none waits while another has a long
+	// way to go.
+	run := scanChunk / 4
+	parts := make([][]int, (to-from+run-1)/run)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for k := range parts {
-		lo, hi := from+(to-from)*k/n, from+(to-from)*(k+1)/n
-		wg.Go(func() { parts[k] = c.scan(d, lo, hi, ms, parts[k]) })
+	for range n {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(parts); k = int(next.Add(1) - 1) {
+				lo := from + k*run
+				parts[k] = c.scan(d, lo, min(lo+run, to), ms, nil)
+			}
+		})
 	}
 	wg.Wait()
 	for _, p := range parts {

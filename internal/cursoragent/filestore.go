@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/atomicfile"
 	"github.com/aitexteditor/aite/internal/editor"
@@ -24,10 +25,10 @@ type FileStore struct {
 // TasksDir is the directory of the task states of the book file book.
 func TasksDir(book string) string { return filepath.Join(editor.StateDir(book), "tasks") }
 
-var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var taskIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 func (f FileStore) path(id string) (string, error) {
-	if !taskIDPattern.MatchString(id) {
+	if !taskIDPattern().MatchString(id) {
 		return "", fmt.Errorf("%w: %q is not a task ID", ErrNoTask, id)
 	}
 	return filepath.Join(TasksDir(f.Book), id+".json"), nil

@@ -109,3 +109,29 @@ func TestCarryIDsNeverMisnames(t *testing.T) {
 		require.Equal(t, ids, same)
 	}
 }
+
+// The four-lane hashing gives exactly ItemHash of every item, whatever
+// the lengths (empty items, one long item, lanes running out at once).
+func TestHashEach(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	src := make([]byte, 1<<16)
+	for i := range src {
+		src[i] = byte(r.IntN(256))
+	}
+	for n := range 60 {
+		for _, maxLen := range []int{0, 1, 3, 50, 700} {
+			items := make([]*Item, n)
+			for i := range items {
+				start := r.IntN(len(src) - maxLen)
+				items[i] = &Item{Start: start, End: start + r.IntN(maxLen+1)}
+			}
+			if n > 0 && maxLen > 0 {
+				items[r.IntN(n)] = &Item{Start: 0, End: 9000} // one long item
+			}
+			got := HashItems(src, items)
+			for i, it := range items {
+				require.Equal(t, ItemHash(src[it.Start:it.End]), got[i], "n %d, max %d, item %d", n, maxLen, i)
+			}
+		}
+	}
+}

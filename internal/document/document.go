@@ -64,10 +64,6 @@ type Document struct {
 	// clears it.
 	lazy  *frozen
 	built map[int]*Item
-	// blobSize is the size of the blob of the encoding the document was
-	// decoded from (0 if none): about what the next encoding needs, so
-	// that it is made without growing.
-	blobSize int
 }
 
 // New builds a document from a source and its full-source region. IDs are
@@ -268,7 +264,7 @@ func (d *Document) force() {
 	if len(d.byID) != len(d.items) {
 		panic(corrupt("%d items share %d IDs", len(d.items), len(d.byID)))
 	}
-	d.lazy, d.built, d.blobSize = nil, nil, len(f.blob)
+	d.lazy, d.built = nil, nil
 }
 
 // Markdown returns the item's exact source bytes as a string.

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -86,12 +89,22 @@ func (d *Document) Lighten() (*Document, error) {
 	return out, nil
 }
 
+// encodeChunks is the number of chunks the n items of a document are
+// encoded in, in parallel: one per processor, of at least 4096 items (a
+// variable for the tests).
+var encodeChunks = func(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/4096)) }
+
 // encode is EncodeParts; release lets go of the items as they are encoded.
+//
+// The items are encoded in chunks, in parallel on a big document: each
+// chunk writes its records into its share of the record section and the
+// strings they refer to into a blob of its own, and the references of a
+// chunk's records are then moved by where its blob starts in the joined
+// blob. The blobs are parts of the encoding, never joined in memory.
 func (d *Document) encode(release bool) ([][]byte, error) {
 	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
-	e := encoder{d: d, blob: make([]byte, 1, 1+d.blobSize+d.blobSize/16)} // offset 0 is never a reference
 	n := len(d.items)
 	maxID := 0
 	names := make([]string, n) // the labels, for their order after the items are gone
@@ -106,12 +119,44 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	if release {
 		d.byID, d.labels = nil, nil
 	}
-	recs := make([]byte, 0, n*recSize)
-	for i, it := range d.items {
-		recs = e.record(recs, it)
-		if release {
-			d.items[i] = nil
+	recs := make([]byte, n*recSize)
+	chunks := max(1, min(n, encodeChunks(n)))
+	blobs := make([][]byte, chunks)
+	var wg sync.WaitGroup
+	for c := range chunks {
+		from, to := c*n/chunks, (c+1)*n/chunks
+		wg.Go(func() {
+			e := encoder{d: d}
+			if c == 0 {
+				e.blob = append(e.blob, 0) // offset 0 is never a reference
+			}
+			if !release { // else the items go as the blob grows: the two are never held whole together
+				e.blob = slices.Grow(e.blob, d.blobBound(d.items[from:to]))
+			}
+			out := recs[from*recSize : from*recSize]
+			for i := from; i < to; i++ {
+				out = e.record(out, d.items[i])
+				if release {
+					d.items[i] = nil
+				}
+			}
+			blobs[c] = e.blob
+		})
+	}
+	wg.Wait()
+	base := 0
+	for c, b := range blobs {
+		if base > 0 {
+			for i := c * n / chunks; i < (c+1)*n/chunks; i++ {
+				for _, at := range []int{i*recSize + 16, i*recSize + 20} {
+					binary.LittleEndian.PutUint32(recs[at:], binary.LittleEndian.Uint32(recs[at:])+uint32(base))
+				}
+			}
 		}
+		base += len(b)
+	}
+	if base >= math.MaxUint32 {
+		return nil, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
 	}
 	tops := make([]byte, 0, 8*len(d.tops))
 	for _, t := range d.tops {
@@ -129,18 +174,35 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	}
 	head := make([]byte, 0, 4*headerWords)
 	head = append(head, frozenMagic...)
-	sections := [][]byte{recs, tops, idTable, labels, e.blob}
+	sections := [][]byte{recs, tops, idTable, labels}
 	off := 4 * headerWords
 	for _, v := range []int{frozenVersion, n, len(d.tops), d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
 		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
-	for _, s := range sections[:len(sections)-1] {
+	for _, s := range sections {
 		head = binary.LittleEndian.AppendUint32(head, uint32(off))
 		off += len(s)
 	}
-	head = binary.LittleEndian.AppendUint32(head, uint32(off))
-	head = binary.LittleEndian.AppendUint32(head, uint32(len(e.blob)))
-	return append([][]byte{head}, sections...), nil
+	head = binary.LittleEndian.AppendUint32(head, uint32(off)) // the blob's
+	head = binary.LittleEndian.AppendUint32(head, uint32(base))
+	return append(append([][]byte{head}, sections...), blobs...), nil
+}
+
+// blobBound is the room the blob of items is given up front, so that it
+// is allocated once: their strings (a text that is a piece of its
+// Markdown costs a few bytes, any other its length) and room for their
+// numbers that only a document of huge numbers outgrows (the blob then
+// grows as it must).
+func (d *Document) blobBound(items []*Item) int {
+	n := 0
+	for _, it := range items {
+		n += 6*binary.MaxVarintLen32 + len(it.Label) + len(it.Shape.Prefix) + len(it.Shape.HeadMarker) + len(it.Shape.Underline) +
+			len(it.Containers)*(1+binary.MaxVarintLen32)
+		if _, ok := sharedPiece(d.MarkdownBytes(it), it.Text); !ok {
+			n += len(it.Text) // or less, if a search finds it in md
+		}
+	}
+	return n
 }
 
 // encoder builds the blob of an encoding.
@@ -198,6 +260,30 @@ func (e *encoder) extra(it *Item) uint32 {
 	return uint32(off)
 }
 
+// pieceOf returns where text lies in md when it is a piece of it: found
+// by its address when it refers to md's bytes (a text the parser shared
+// with the source: no search), else by a search.
+func pieceOf(md []byte, text string) (int, bool) {
+	if k, ok := sharedPiece(md, text); ok || len(text) == 0 {
+		return k, ok
+	}
+	k := strings.Index(unsafe.String(unsafe.SliceData(md), len(md)), text)
+	return k, k >= 0
+}
+
+// sharedPiece returns where a non-empty text lies in md when it refers to
+// md's bytes.
+func sharedPiece(md []byte, text string) (int, bool) {
+	if len(text) == 0 || len(text) > len(md) {
+		return 0, false
+	}
+	t, m := uintptr(unsafe.Pointer(unsafe.StringData(text))), uintptr(unsafe.Pointer(unsafe.SliceData(md)))
+	if t >= m && t-m <= uintptr(len(md)-len(text)) {
+		return int(t - m), true
+	}
+	return 0, false
+}
+
 // appendTextOps encodes an item's text after its length: as one copy of
 // a piece of its Markdown md (length<<1, then the offset in md) when the
 // text is one (a plain paragraph, a heading's title), else as one literal
@@ -209,7 +295,7 @@ func appendTextOps(b []byte, text string, md []byte) []byte {
 	if len(text) == 0 {
 		return b
 	}
-	if k := strings.Index(unsafe.String(unsafe.SliceData(md), len(md)), text); k >= 0 {
+	if k, ok := pieceOf(md, text); ok {
 		b = binary.AppendUvarint(b, uint64(len(text))<<1)
 		return binary.AppendUvarint(b, uint64(k))
 	}

@@ -120,14 +120,9 @@ func (s *Session) Open(path string) (BookInfo, error) {
 	}
 	old, rerr := readRecord(path)
 	c := loadCache(path, src, mtime, old)
-	if c == nil { // a cache is only ever written for a text that passes (see Save)
-		if err := CheckText(path, src); err != nil {
-			return BookInfo{}, err
-		}
-	}
 	b := &book{id: path, path: path, saved: document.TextOf(src), checked: true}
 	sha := ""
-	var hashes []uint64 // of the items, when adopting the IDs computed them
+	var hashes []uint64 // of the items, when the parse computed them
 	b.cached = c != nil
 	switch {
 	case c != nil && c.ids: // the cache holds this version with the recorded IDs
@@ -139,12 +134,11 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		if after, _ := b.doc.ItemIDs(); !slices.Equal(before, after) {
 			b.index = nil // it names items by ID
 		}
-	default:
-		b.doc = markdown.Parse(src)
-		if old != nil {
-			sha = digest(src) // once, for adopting the IDs and for the record
+	default: // a cache is only ever written for a text that passes (see Save)
+		if b.doc, sha, hashes, err = parseBook(path, src); err != nil {
+			return BookInfo{}, err
 		}
-		b.origin, b.newIDs, hashes = adoptHashing(b.doc, old, sha)
+		b.origin, b.newIDs = adoptWith(b.doc, old, sha, hashes)
 		if len(src) >= lightenFrom {
 			b.doc = lighten(b.doc)
 		}

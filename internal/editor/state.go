@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
@@ -143,16 +144,49 @@ func writeRecord(book string, r *idRecord) error {
 	f := stateFile{Format: StateFormat, Version: StateVersion, Book: filepath.Base(book), Bytes: r.size,
 		SHA256: r.sha, Items: len(r.ids), NextID: r.next, IDs: document.FormatIDRuns(r.ids),
 		Hashes: base64.StdEncoding.EncodeToString(raw)}
-	b, err := json.MarshalIndent(f, "", " ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
+	b := append(f.marshal(), '\n')
 	if err := writeStateFile(StatePath(book), b); err != nil {
 		return err
 	}
 	r.raw = b
 	return nil
+}
+
+// marshal returns json.MarshalIndent(f, "", " "), byte for byte, without
+// its second pass over every byte (the hashes of a big book's items, in
+// base64, are nearly all of them).
+func (f stateFile) marshal() []byte {
+	b := make([]byte, 0, 256+len(f.Book)+len(f.IDs)+len(f.Hashes))
+	b = append(b, "{\n"...)
+	for i, kv := range []struct {
+		key string
+		str *string
+		num int
+	}{{"format", &f.Format, 0}, {"version", nil, f.Version}, {"book", &f.Book, 0}, {"bytes", nil, f.Bytes},
+		{"sha256", &f.SHA256, 0}, {"items", nil, f.Items}, {"nextId", nil, f.NextID}, {"ids", &f.IDs, 0},
+		{"hashes", &f.Hashes, 0}} {
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(append(append(b, ` "`...), kv.key...), `": `...)
+		if kv.str != nil {
+			b = appendJSONString(b, *kv.str)
+		} else {
+			b = strconv.AppendInt(b, int64(kv.num), 10)
+		}
+	}
+	return append(b, "\n}"...)
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7E || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // writeStateFile writes one file of the state directory atomically
@@ -190,28 +224,28 @@ const (
 // have in the record. sha is the SHA-256 of the document's source in hex
 // (computed when "").
 func adopt(d *document.Document, r *idRecord, sha string) (IDOrigin, int) {
-	origin, fresh, _ := adoptHashing(d, r, sha)
-	return origin, fresh
+	return adoptWith(d, r, sha, nil)
 }
 
-// adoptHashing is adopt that also returns the item hashes it computed to
-// carry IDs over (nil when it did not need them), so that the record
-// written next does not hash the book again.
-func adoptHashing(d *document.Document, r *idRecord, sha string) (IDOrigin, int, []uint64) {
+// adoptWith is adopt given the item hashes of d (nil: computed when
+// carrying the IDs over needs them).
+func adoptWith(d *document.Document, r *idRecord, sha string, hashes []uint64) (IDOrigin, int) {
 	if r == nil {
 		renumber(d)
-		return IDsNew, d.Len(), nil
+		return IDsNew, d.Len()
 	}
 	if sha == "" {
 		sha = digest(d.Source())
 	}
 	if r.matches(d.Source(), sha) && d.RestoreIDs(r.ids, r.next) == nil {
-		return IDsRecorded, 0, nil
+		return IDsRecorded, 0
 	}
-	hashes := d.ItemHashes()
+	if hashes == nil {
+		hashes = d.ItemHashes()
+	}
 	ids, next := document.CarryIDs(r.ids, r.hashes, hashes, r.next)
 	if err := d.RestoreIDs(ids, next); err != nil {
-		return IDsNew, d.Len(), hashes // cannot happen: CarryIDs gives unique IDs below next
+		return IDsNew, d.Len() // cannot happen: CarryIDs gives unique IDs below next
 	}
 	fresh := 0
 	for _, id := range ids {
@@ -219,7 +253,7 @@ func adoptHashing(d *document.Document, r *idRecord, sha string) (IDOrigin, int,
 			fresh++
 		}
 	}
-	return IDsCarried, fresh, hashes
+	return IDsCarried, fresh
 }
 
 // renumber gives the items of a document that came with IDs (from a cache

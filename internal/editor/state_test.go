@@ -282,3 +282,17 @@ func TestMakeStateDir(t *testing.T) {
 	require.ErrorContains(t, err, "is read-only")
 	require.NoDirExists(t, StateDir(locked), "nothing is created in a read-only folder, even by root")
 }
+
+// The state file is written exactly as encoding/json indents it.
+func TestStateFileMarshal(t *testing.T) {
+	for _, f := range []stateFile{
+		{},
+		{Format: StateFormat, Version: StateVersion, Book: "book.md", Bytes: 5_600_000, SHA256: strings.Repeat("ab", 32),
+			Items: 3, NextID: 9, IDs: "1-2,8", Hashes: "AAECAwQFBgc+/w=="},
+		{Format: "x", Version: -1, Book: "кни<г>а \"&\\\n\t\u2028.md", Bytes: -5, IDs: "\x01", Hashes: "\xff"},
+	} {
+		want, err := json.MarshalIndent(f, "", " ")
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(f.marshal()))
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"unicode/utf8"
+
+	"github.com/aitexteditor/aite/internal/document"
+	"github.com/aitexteditor/aite/internal/markdown"
 )
 
 // ErrEncoding is wrapped by the error for a book file that is not UTF-8
@@ -121,4 +124,43 @@ func checkWritable(path string, force bool) error {
 	}
 	return fmt.Errorf("%w: %w: %s is read-only (mode %s); make it writable (chmod u+w) or force the write", ErrIO, ErrReadOnly,
 		path, fi.Mode().Perm())
+}
+
+// parseBook parses a book read from its file (markdown.ParseEach) and, on
+// the processor that parsed each part, checks its bytes as CheckText does
+// and hashes its items (document.ItemHash), while the SHA-256 of the whole
+// book is computed beside the parse: a book's first open then has nothing
+// left to do one byte or one item at a time after the parse. A book that
+// is not UTF-8 text gives CheckText's error.
+func parseBook(path string, src []byte) (d *document.Document, sha string, hashes []uint64, err error) {
+	if bytes.HasPrefix(src, []byte{0xFF, 0xFE}) || bytes.HasPrefix(src, []byte{0xFE, 0xFF}) || looksUTF16(src) {
+		return nil, "", nil, CheckText(path, src)
+	}
+	sum := make(chan string, 1)
+	go func() { sum <- digest(src) }()
+	d, parts := markdown.ParseEach(src, func(part []byte, start int, items []*document.Item) partFacts {
+		// A part starts after a line ending (or at 0), so no character
+		// is split between two parts and each can be checked alone.
+		text := (start == 0 || src[start-1] == '\n') && bytes.IndexByte(part, 0) < 0 && utf8.Valid(part)
+		return partFacts{text: text, hashes: document.HashItems(src, items)}
+	})
+	sha = <-sum
+	text := true
+	hashes = make([]uint64, 0, d.Len())
+	for _, p := range parts {
+		text = text && p.text
+		hashes = append(hashes, p.hashes...)
+	}
+	if !text { // CheckText says why (or, should a part have doubted wrongly, that it is text)
+		if err := CheckText(path, src); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	return d, sha, hashes, nil
+}
+
+// partFacts is what parseBook learns of one part of a book.
+type partFacts struct {
+	text   bool // UTF-8 text without NUL bytes
+	hashes []uint64
 }

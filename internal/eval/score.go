@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Verdict is how a task (or a relay step) was scored.
@@ -34,11 +35,13 @@ func wrong(answer, format string, args ...any) score {
 func failed(answer, reason string) score { return score{Failed, reason, answer} }
 
 // answerRE finds an ANSWER line, also in bold, a quote, a list or code.
-var answerRE = regexp.MustCompile("(?im)^[\\s>*_`#-]*answer[\\s*_`]*[:：][\\s*_`]*(.*?)[\\s*_`.]*$")
+var answerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?im)^[\\s>*_`#-]*answer[\\s*_`]*[:：][\\s*_`]*(.*?)[\\s*_`.]*$")
+})
 
 // answerLine returns the value of the reply's last ANSWER line.
 func answerLine(reply string) (string, bool) {
-	m := answerRE.FindAllStringSubmatch(reply, -1)
+	m := answerRE().FindAllStringSubmatch(reply, -1)
 	if len(m) == 0 {
 		return "", false
 	}
@@ -69,10 +72,10 @@ func (b *Book) scoreQuestion(t Task, o Outcome) score {
 	return b.scorePointers(t, pointerTokens(v), v)
 }
 
-var numberRE = regexp.MustCompile(`\d+`)
+var numberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+`) })
 
 func scoreCount(gold int, v string) score {
-	m := numberRE.FindString(v)
+	m := numberRE().FindString(v)
 	if m == "" {
 		return wrong(v, "the answer is not a number")
 	}

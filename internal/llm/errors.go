@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -83,16 +84,18 @@ func PublicMessage(err error) string {
 }
 
 // addressPattern matches URLs, IPv4/IPv6 addresses and host:port pairs.
-var addressPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+` + // a URL
-	`|\[[0-9a-fA-F:.]+\](?::\d+)?` + // [IPv6]:port
-	`|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b` + // IPv4[:port]
-	`|\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b` + // IPv6
-	`|(?:\b[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:)*[0-9a-fA-F]{1,4}\b` + // IPv6 with ::
-	`|\b[a-zA-Z][a-zA-Z0-9-]*(?:\.[a-zA-Z0-9-]+)*:\d{2,5}\b`) // host:port
+var addressPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+` + // a URL
+		`|\[[0-9a-fA-F:.]+\](?::\d+)?` + // [IPv6]:port
+		`|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b` + // IPv4[:port]
+		`|\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b` + // IPv6
+		`|(?:\b[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:)*[0-9a-fA-F]{1,4}\b` + // IPv6 with ::
+		`|\b[a-zA-Z][a-zA-Z0-9-]*(?:\.[a-zA-Z0-9-]+)*:\d{2,5}\b`)
+}) // host:port
 
 // RedactAddresses replaces the URLs, IP addresses and host:port pairs in s
 // with "<address>".
-func RedactAddresses(s string) string { return addressPattern.ReplaceAllString(s, "<address>") }
+func RedactAddresses(s string) string { return addressPattern().ReplaceAllString(s, "<address>") }
 
 // Retriable reports whether the same request may succeed later: rate limits,
 // server errors, network failures and timeouts.

@@ -107,7 +107,7 @@ func parseAST(src []byte, refs []parser.Reference) (ast.Node, tracker, []parser.
 	for _, r := range refs {
 		pc.AddReference(r)
 	}
-	tr := tracker{}
+	tr := make(tracker, len(src)/512) // about a block per paragraph: grown less often
 	pc.Set(trackKey, tr)
 	doc := gm().Parse(text.NewReader(src), parser.WithContext(pc))
 	return doc, tr, pc.References()

@@ -34,12 +34,27 @@ type Parser struct {
 // document keeps src, and item texts may share its bytes: the caller must
 // never change src afterwards.
 func Parse(src []byte) *document.Document {
+	d, _ := ParseEach(src, func([]byte, int, []*document.Item) struct{} { return struct{}{} })
+	return d
+}
+
+// ParseEach is Parse that also runs each on every part of src, in the
+// worker that parsed it while the part is fresh in its cache, and returns
+// what it gave, in order: the parts cover src exactly, one after the
+// other, and part holds the bytes src[start:start+len(part)] with the
+// items that lie in them (in document order; their spans are offsets in
+// src, their IDs and labels not yet given). Work that goes item by item
+// or byte by byte (hashing the items, checking the bytes) is so shared by
+// every processor instead of waiting for the whole parse. A book parsed
+// whole (see parts.go) is cut into parts between its items for each.
+func ParseEach[T any](src []byte, each func(part []byte, start int, items []*document.Item) T) (*document.Document, []T) {
 	p := &Parser{}
-	reg, ok := parseParts(src)
+	reg, out, ok := parseParts(src, each)
 	if !ok {
 		reg = p.parseRegion(src, 0, 0, len(src), true)
+		out = eachPart(src, reg.Items, each)
 	}
-	return document.New(src, reg, p)
+	return document.New(src, reg, p), out
 }
 
 // bom is the UTF-8 byte order mark. A source that starts with it keeps it,

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,4 +105,39 @@ func TestByteOrderMark(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b+"# First\n", string(d.Source()))
 	require.Equal(t, document.Heading, d.Items()[0].Kind)
+}
+
+// The texts of plain blocks taken straight from the source (plainText)
+// are the texts built from their inline nodes, on every CommonMark
+// example and the books, whether the source is shared or not.
+func TestPlainTextsAreTheBuiltOnes(t *testing.T) {
+	srcs := map[string][]byte{}
+	for name, src := range books(t) {
+		srcs[name] = src
+	}
+	for _, e := range specExamples(t) {
+		srcs["example "+strconv.Itoa(e.Example)] = []byte(e.Markdown)
+	}
+	srcs["plain"] = []byte("# Title\n\nPlain text.\n\nText with a\\* and &amp; and `code`.\n\nTwo\nlines.\n")
+	fast := 0
+	for name, src := range srcs {
+		for _, shared := range []bool{true, false} {
+			got, _, _ := parseBlocks(src, 0, nil, shared)
+			plainTexts = false
+			want, _, _ := parseBlocks(src, 0, nil, shared)
+			plainTexts = true
+			require.Equal(t, len(want), len(got), name)
+			for i := range want {
+				require.Equal(t, want[i].Text, got[i].Text, "%s, item %d", name, i)
+			}
+		}
+		b, doc, ok := buildBlocks(src, 0, nil, true)
+		require.True(t, ok)
+		for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+			if _, ok := b.plainText(n); ok {
+				fast++
+			}
+		}
+	}
+	require.Greater(t, fast, 1000, "most blocks of the books are plain")
 }

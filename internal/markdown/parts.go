@@ -75,36 +75,82 @@ type part struct {
 	open  bool // its last block was left open at the cut
 }
 
-// parseParts parses src in parts and joins them, or returns false when
-// the book must be parsed whole.
-func parseParts(src []byte) (document.Region, bool) {
+// parseParts parses src in parts and joins them, with what each gave for
+// each part (see ParseEach), or returns false when the book must be
+// parsed whole.
+func parseParts[T any](src []byte, each func([]byte, int, []*document.Item) T) (document.Region, []T, bool) {
 	if len(src) < minParallel || bytes.Contains(src, []byte("]:")) {
-		return document.Region{}, false
+		return document.Region{}, nil, false
 	}
 	starts := append([]int{0}, cuts(src)...)
 	if len(starts) < 2 {
-		return document.Region{}, false
+		return document.Region{}, nil, false
 	}
 	parts := make([]part, len(starts))
+	out := make([]T, len(starts))
+	inParallel(len(parts), func(k int) {
+		end := len(src)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		parts[k] = parsePart(src, starts[k], end)
+		if !parts[k].open {
+			out[k] = each(src[starts[k]:end], starts[k], parts[k].items)
+		}
+	})
+	reg, ok := join(src, parts)
+	return reg, out, ok
+}
+
+// inParallel runs f(0) ... f(n-1) on every processor, each k once.
+func inParallel(n int, f func(k int)) {
 	var wg sync.WaitGroup
-	next := make(chan int, len(parts))
-	for k := range parts {
+	next := make(chan int, n)
+	for k := range n {
 		next <- k
 	}
 	close(next)
-	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for k := range next {
-				end := len(src)
-				if k+1 < len(starts) {
-					end = starts[k+1]
-				}
-				parts[k] = parsePart(src, starts[k], end)
+				f(k)
 			}
 		})
 	}
 	wg.Wait()
-	return join(src, parts)
+}
+
+// eachPart runs each on the parts of a book parsed whole: as many as
+// there are processors for a big book, cut between its items.
+func eachPart[T any](src []byte, items []*document.Item, each func([]byte, int, []*document.Item) T) []T {
+	n := 1
+	if len(src) >= minParallel {
+		n = runtime.GOMAXPROCS(0)
+	}
+	// Part k starts at the first item starting at or after k/n of src
+	// (the first part at 0, the bytes before the first item included).
+	starts, first := []int{0}, []int{0}
+	for k, i := 1, 0; k < n; k++ {
+		at := k * len(src) / n
+		for i < len(items) && items[i].Start < at {
+			i++
+		}
+		if i == len(items) {
+			break
+		}
+		if s := items[i].Start; s > starts[len(starts)-1] {
+			starts, first = append(starts, s), append(first, i)
+		}
+	}
+	out := make([]T, len(starts))
+	inParallel(len(starts), func(k int) {
+		end, last := len(src), len(items)
+		if k+1 < len(starts) {
+			end, last = starts[k+1], first[k+1]
+		}
+		out[k] = each(src[starts[k]:end], starts[k], items[first[k]:last])
+	})
+	return out
 }
 
 // parsePart parses src[start:end] on its own.
@@ -146,12 +192,16 @@ func leftOpen(b *builder, n ast.Node) bool {
 
 // join concatenates the parts, numbering tops and containers on.
 func join(src []byte, parts []part) (document.Region, bool) {
-	reg := document.Region{Src: src}
-	conts := 0
+	items, tops := 0, 0
 	for _, p := range parts {
 		if p.open {
 			return document.Region{}, false
 		}
+		items, tops = items+len(p.items), tops+len(p.tops)
+	}
+	reg := document.Region{Src: src, Items: make([]*document.Item, 0, items), Tops: make([]document.Span, 0, tops)}
+	conts := 0
+	for _, p := range parts {
 		for _, it := range p.items {
 			it.Top += len(reg.Tops)
 			for i := range it.Containers {

@@ -3,11 +3,13 @@ package markdown
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/testbook"
 )
 
@@ -22,10 +24,11 @@ func smallParts(t testing.TB, n int) {
 // src parsed whole, and reports whether it was parsed in parts.
 func sameAsWhole(t testing.TB, src []byte) bool {
 	t.Helper()
-	got, ok := parseParts(src)
+	got, each, ok := parseParts(src, eachSeen)
 	if !ok {
 		return false
 	}
+	checkEach(t, src, got.Items, each)
 	want := (&Parser{}).ParseRegion(src, 0, len(src))
 	require.Equal(t, len(want.Items), len(got.Items), "items")
 	for i := range want.Items {
@@ -35,6 +38,56 @@ func sameAsWhole(t testing.TB, src []byte) bool {
 	}
 	require.Equal(t, want.Tops, got.Tops)
 	return true
+}
+
+// seenPart is what eachSeen saw of a part.
+type seenPart struct {
+	start, end int
+	items      []*document.Item
+}
+
+func eachSeen(part []byte, start int, items []*document.Item) seenPart {
+	return seenPart{start: start, end: start + len(part), items: items}
+}
+
+// checkEach checks that the parts ParseEach handed out cover src exactly,
+// in order, each with the items that lie in it.
+func checkEach(t testing.TB, src []byte, items []*document.Item, parts []seenPart) {
+	t.Helper()
+	require.NotEmpty(t, parts)
+	at, i := 0, 0
+	for k, p := range parts {
+		require.Equal(t, at, p.start, "part %d starts where the one before ends", k)
+		require.LessOrEqual(t, p.start, p.end, "part %d", k)
+		for _, it := range p.items {
+			require.Same(t, items[i], it, "item %d in part %d", i, k)
+			require.True(t, it.Start >= p.start && it.End <= p.end, "item %d [%d,%d) lies in part %d [%d,%d)", i, it.Start, it.End, k, p.start, p.end)
+			i++
+		}
+		at = p.end
+	}
+	require.Equal(t, len(src), at, "the parts end where the source does")
+	require.Equal(t, len(items), i, "every item is in a part")
+}
+
+// ParseEach hands out parts that cover the book, with its items: a book
+// parsed in parts, one parsed whole because of a link reference
+// definition (cut between items, on every processor when it is big), and
+// small and empty ones.
+func TestParseEach(t *testing.T) {
+	novel := testbook.Sized(t, testbook.NovelSize)
+	withRefs := append(append([]byte(nil), novel...), "\n[ref]: https://example.com\n"...)
+	for name, src := range map[string][]byte{"novel": novel, "with refs": withRefs, "small": []byte("# A\n\ntext\n"),
+		"empty": nil, "no items": []byte("\n\n\n"), "front matter": []byte("---\nx: 1\n---\n# A\n")} {
+		t.Run(name, func(t *testing.T) {
+			d, parts := ParseEach(src, eachSeen)
+			checkEach(t, src, d.Items(), parts)
+			if len(src) >= minParallel {
+				require.GreaterOrEqual(t, len(parts), min(2, runtime.GOMAXPROCS(0)), "a big book is handed out in parts")
+			}
+			sameDocument(t, Parse(src), d)
+		})
+	}
 }
 
 func TestPartsOfTheNovel(t *testing.T) {

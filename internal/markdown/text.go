@@ -14,20 +14,25 @@ import (
 // src[start:end]: inline markup removed, link and image texts kept, code
 // kept verbatim, soft line breaks as spaces.
 func (b *builder) text(n ast.Node, start, end int) string {
+	if s, ok := b.plainText(n); ok && plainTexts {
+		return s
+	}
 	var w strings.Builder
+	w.Grow(end - start) // room for about the text (its Markdown's length): built without growing
 	b.blockText(&w, n)
 	s := w.String()
+	fits := w.Cap()-w.Len() <= w.Len()/8
 	if strings.IndexByte(s, '&') >= 0 {
-		s = html.UnescapeString(s)
+		s, fits = html.UnescapeString(s), true // a string of its own length
 	}
-	return b.keep(s, start, end)
+	return b.keep(s, start, end, fits)
 }
 
 // keep returns the text to keep: a piece of the item's Markdown when the
 // text is one and the builder shares the source (a plain paragraph or a
-// heading's title costs no memory of its own), else a copy of exactly its
-// length (without the builder's spare room).
-func (b *builder) keep(s string, start, end int) string {
+// heading's title costs no memory of its own), else s when it fits the
+// memory it holds (little spare room), else a copy of exactly its length.
+func (b *builder) keep(s string, start, end int, fits bool) string {
 	if s == "" {
 		return ""
 	}
@@ -37,7 +42,47 @@ func (b *builder) keep(s string, start, end int) string {
 			return unsafe.String(&md[k], len(s))
 		}
 	}
+	if fits {
+		return s
+	}
 	return strings.Clone(s)
+}
+
+// plainTexts turns plainText on (a variable for the tests).
+var plainTexts = true
+
+// plainText returns the text of a paragraph or heading that is plain
+// text on one line — the most common block of a book — without building
+// it: what blockText would write, when n's children are text without
+// line breaks whose segments follow each other and hold no backslash
+// escape or entity, is the bytes from the first to the last, a piece of
+// the source (kept as keep does).
+func (b *builder) plainText(n ast.Node) (string, bool) {
+	switch n.Kind() {
+	case ast.KindParagraph, ast.KindHeading, ast.KindTextBlock:
+	default:
+		return "", false
+	}
+	first, ok := n.FirstChild().(*ast.Text)
+	if !ok {
+		return "", false
+	}
+	from, to := first.Segment.Start, first.Segment.Start
+	for c := ast.Node(first); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok || t.SoftLineBreak() || t.HardLineBreak() || t.Segment.Padding != 0 || t.Segment.Start != to {
+			return "", false
+		}
+		to = t.Segment.Stop
+	}
+	v := b.src[from:to]
+	if len(v) == 0 || bytes.IndexByte(v, '\\') >= 0 || bytes.IndexByte(v, '&') >= 0 {
+		return "", false
+	}
+	if b.shared {
+		return unsafe.String(&v[0], len(v)), true
+	}
+	return string(v), true
 }
 
 func (b *builder) blockText(w *strings.Builder, n ast.Node) {

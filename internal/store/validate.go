@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // The Validate functions hold the record rules every backend applies before writing, so the
@@ -184,14 +185,14 @@ func validJSON(b json.RawMessage, optional bool, format string, args ...any) err
 }
 
 // dataName is the form of a DocumentData name.
-var dataName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var dataName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // ValidateDocumentData checks a DocumentData name.
 func ValidateDocumentData(docID, name string) error {
 	if docID == "" {
 		return fmt.Errorf("%w: document id is empty", ErrInvalid)
 	}
-	if !dataName.MatchString(name) {
+	if !dataName().MatchString(name) {
 		return fmt.Errorf("%w: document data name %q (1 to 64 letters, digits, '.', '-' or '_')", ErrInvalid, name)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package textnorm
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,9 @@ const (
 type Matcher struct {
 	terms    []Term   // distinct terms of the keyword, in keyword order
 	prefixes []string // what every Cyrillic lower-case matching word starts with
+	// heads are the first two bytes of every prefix (nil when one is
+	// shorter): a word starting otherwise starts with none of them.
+	heads []uint16
 	// noASCII: every stem, key and spelling of the terms has a byte beyond
 	// ASCII, so a word all in ASCII (English, digits) matches none of them
 	// (Term.Matches compares them for equality).
@@ -39,6 +43,25 @@ func NewMatcher(keyword string) *Matcher {
 		m.prefixes = append(m.prefixes, t.Prefixes()...)
 		for _, s := range append(append([]string{t.Stem}, t.Keys...), t.Norms...) {
 			m.noASCII = m.noASCII && !isASCII(s)
+		}
+	}
+	// A prefix that starts with another starts no word the other does
+	// not: only the shortest are kept ("симон" for Симонов's ten).
+	slices.SortFunc(m.prefixes, func(a, b string) int { return len(a) - len(b) })
+	kept := m.prefixes[:0]
+	for _, p := range m.prefixes {
+		if !slices.ContainsFunc(kept, func(q string) bool { return strings.HasPrefix(p, q) }) {
+			kept = append(kept, p)
+		}
+	}
+	m.prefixes = kept
+	for _, p := range m.prefixes {
+		if len(p) < 2 {
+			m.heads = nil
+			break
+		}
+		if h := head(p); !slices.Contains(m.heads, h) {
+			m.heads = append(m.heads, h)
 		}
 	}
 	return m
@@ -75,6 +98,23 @@ func (m *Matcher) Match(text string) bool {
 		start, next, r, ok := wordBegin(text, i)
 		if !ok {
 			return false
+		}
+		if r < utf8.RuneSelf && m.noASCII {
+			// No term matches a word all in ASCII: skip every word before
+			// the next byte beyond ASCII (an English paragraph at once),
+			// resuming after the last byte before it that no word holds.
+			j := indexNonASCII(text, start)
+			if j == len(text) {
+				return false
+			}
+			k := j
+			for k > start && asciiClass[text[k-1]] != 0 {
+				k--
+			}
+			if k > start {
+				i = k
+				continue
+			}
 		}
 		// As in FirstMatch: a word of lower-case а–я only that no prefix
 		// starts is set aside while the text is split (lookup's plainMiss).
@@ -169,6 +209,24 @@ func (m *Matcher) FirstMatch(text string) (Span, bool) {
 	}
 }
 
+// indexNonASCII returns the index of the first byte of s at or after i
+// beyond ASCII, or len(s): eight bytes at a time.
+func indexNonASCII(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(s)
+}
+
 // isASCII reports whether s is all ASCII.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -240,6 +298,18 @@ func (m *Matcher) plainMiss(word string) bool {
 // anyPrefix reports whether some term's stem or key base is a prefix of
 // norm.
 func (m *Matcher) anyPrefix(norm string) bool {
+	if m.heads != nil {
+		if len(norm) < 2 {
+			return false
+		}
+		h, hit := head(norm), false
+		for _, x := range m.heads {
+			hit = hit || x == h
+		}
+		if !hit {
+			return false
+		}
+	}
 	for _, p := range m.prefixes {
 		if strings.HasPrefix(norm, p) {
 			return true
@@ -247,6 +317,9 @@ func (m *Matcher) anyPrefix(norm string) bool {
 	}
 	return false
 }
+
+// head returns the first two bytes of s (len(s) >= 2).
+func head(s string) uint16 { return uint16(s[0])<<8 | uint16(s[1]) }
 
 // MatchPhrase finds the exact, normalised occurrences of phrase in text:
 // the folded words of phrase must occur as consecutive words of text.

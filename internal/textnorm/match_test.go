@@ -178,3 +178,29 @@ func TestFirstMatch(t *testing.T) {
 		}
 	}
 }
+
+// Match (with its shortcuts: plain Cyrillic words set aside, English runs
+// skipped for a keyword without ASCII) agrees with matching every word
+// against every term (matchMany), on the books' paragraphs and on texts
+// that mix scripts inside words and around the skipped runs.
+func TestMatchAgreesWithEveryWord(t *testing.T) {
+	texts := []string{"", "—", "Симонов", "simple English words only.", "English, then Симонову.", "xСимонов", "Симонов's",
+		"don'tСимонов", "a\xffСимонов", "“quoted” Симонова — “Симонову”", "Mr. Simonov met Симоновы at 1812.",
+		"смешанноеslovo Симонов", "iPhoneы и Звездочкину", "lev Льва лев", "tail English ё", "Ёлки-палки, ёлку!"}
+	for _, src := range testbook.Books(t) {
+		texts = append(texts, strings.Split(string(src), "\n\n")...)
+	}
+	for _, q := range []string{"Симонов", "человек", "Лев", "я злой", "ёлка", "the Darcy", "Симонов 1812", "iPhoneы",
+		"Звездочкин", "Elizabeth", "don't"} {
+		m := NewMatcher(q)
+		hits := 0
+		for _, text := range texts {
+			want := m.matchMany(text)
+			require.Equal(t, want, m.Match(text), "%q in %q", q, text)
+			if want {
+				hits++
+			}
+		}
+		require.Positive(t, hits, "%q matches something", q)
+	}
+}

@@ -18,7 +18,7 @@ func parseDataLike(obj *Object, t Type, kind string) (Message, error) {
 	} else if kind != "" && kind != string(t) {
 		return m, errorf(CodeMessageInvalid, "%s message cannot have kind %q", t, kind)
 	}
-	if !kindRE.MatchString(m.Kind) {
+	if !kindRE().MatchString(m.Kind) {
 		return m, errorf(CodeMessageInvalid, "invalid kind %q", m.Kind)
 	}
 	if err := parseMeta(obj, &m); err != nil {
@@ -84,7 +84,7 @@ func checkDotted(p string) (string, error) {
 		return "", nil
 	}
 	for _, s := range strings.Split(p, ".") {
-		if !segmentRE.MatchString(s) {
+		if !segmentRE().MatchString(s) {
 			return "", errorf(CodeMessageInvalid, "invalid _path %q", p)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Type is the closed set of context message types (§1.3).
@@ -107,8 +108,8 @@ type ErrorInfo struct {
 }
 
 var (
-	kindRE    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-	segmentRE = regexp.MustCompile(`^[\w-]+$`)
+	kindRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_]\w*$`) })
+	segmentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w-]+$`) })
 )
 
 // ParseMessage parses and normalises one JSON context message.

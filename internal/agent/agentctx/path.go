@@ -4,12 +4,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // PathPrefix is the dagger that starts every path.
 const PathPrefix = "†"
 
-var pathRE = regexp.MustCompile(`^†[A-Za-z_]\w*(\.[\w-]+)*$`)
+var pathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^†[A-Za-z_]\w*(\.[\w-]+)*$`) })
 
 // expressionOps are the v1-rejected expression operators and their aliases.
 var expressionOps = []string{"||", "&&", "<|>", "*>"}
@@ -29,7 +30,7 @@ func (p Path) String() string {
 func (p Path) Dotted() string { return strings.Join(p.Segments, ".") }
 
 // IsReference reports whether s, as a whole, is a path (§1.6 grammar).
-func IsReference(s string) bool { return pathRE.MatchString(s) }
+func IsReference(s string) bool { return pathRE().MatchString(s) }
 
 // isExpression reports whether s looks like a v1-rejected expression: it
 // starts with a path prefix and contains an expression operator.
@@ -51,7 +52,7 @@ func ParsePath(s string) (Path, error) {
 	if isExpression(s) {
 		return Path{}, errorf(CodeExpressionUnsupported, "expressions are not supported in v1: %q", s)
 	}
-	if !pathRE.MatchString(s) {
+	if !pathRE().MatchString(s) {
 		return Path{}, errorf(CodePathInvalid, "not a path: %q", s)
 	}
 	parts := strings.Split(strings.TrimPrefix(s, PathPrefix), ".")

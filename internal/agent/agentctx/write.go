@@ -21,11 +21,11 @@ func (w Write) Message() (Message, error) {
 	if w.Path.Kind == string(TypeInput) {
 		return Message{}, errorf(CodePathNotWritable, "%s: input is read-only", w.Path)
 	}
-	if !kindRE.MatchString(w.Path.Kind) {
+	if !kindRE().MatchString(w.Path.Kind) {
 		return Message{}, errorf(CodePathNotWritable, "invalid kind %q", w.Path.Kind)
 	}
 	for _, s := range w.Path.Segments {
-		if !segmentRE.MatchString(s) {
+		if !segmentRE().MatchString(s) {
 			return Message{}, errorf(CodePathNotWritable, "invalid segment %q", s)
 		}
 	}

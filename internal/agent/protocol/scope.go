@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/aitexteditor/aite/internal/agent/agentctx"
 )
@@ -18,7 +19,7 @@ const (
 	scopeSystem = "system"
 )
 
-var scopeKindRE = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+var scopeKindRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_]\w*$`) })
 
 // CheckScope validates one scope entry: a kind or a `†kind.a.b` path, not
 // internal, not `system` (§4.2 step 2).
@@ -41,7 +42,7 @@ func CheckScope(s string) error {
 			return fmt.Errorf("scope %q is not a valid path: %w", s, err)
 		}
 		kind = p.Kind
-	} else if !scopeKindRE.MatchString(s) {
+	} else if !scopeKindRE().MatchString(s) {
 		return fmt.Errorf("scope %q is neither a kind name ([A-Za-z_]\\w*) nor a path (†kind.a.b)", s)
 	}
 	switch {
@@ -69,7 +70,7 @@ func selectScopes(granted []string) scopeSelection {
 			continue
 		}
 		seen[g] = true
-		if !scopeKindRE.MatchString(g) {
+		if !scopeKindRE().MatchString(g) {
 			p, _ := agentctx.ParsePath(g) // validated by CheckScope
 			if len(p.Segments) > 0 {
 				sel.paths[p.Kind] = append(sel.paths[p.Kind], p)

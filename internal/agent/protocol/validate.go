@@ -330,7 +330,9 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // formatOK checks the common formats; unknown formats pass.
 func formatOK(format, s string) bool {
@@ -354,7 +356,7 @@ func formatOK(format, s string) bool {
 		u, err := url.Parse(s)
 		return err == nil && u.Scheme != ""
 	case "uuid":
-		return uuidRE.MatchString(s)
+		return uuidRE().MatchString(s)
 	case "ipv4":
 		ip := net.ParseIP(s)
 		return ip != nil && ip.To4() != nil && !strings.Contains(s, ":")
