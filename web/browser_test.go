@@ -212,8 +212,16 @@ func (tb *tab) click(sel string) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
-		tb.t.Fatalf("click %s: %v", sel, err)
+	for {
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		if err == nil {
+			return
+		}
+		// The app re-rendered the element between finding it and clicking
+		// it (a list refreshed meanwhile): find it again.
+		if !strings.Contains(err.Error(), "Could not find node with given id") || ctx.Err() != nil {
+			tb.t.Fatalf("click %s: %v", sel, err)
+		}
 	}
 }
 
