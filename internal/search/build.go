@@ -125,7 +125,7 @@ func (c *chunk) scan(seed maphash.Seed) {
 			if !ok {
 				break
 			}
-			c.toks = append(c.toks, c.words.id(text[start:end]))
+			c.toks = append(c.toks, c.words.id(text, start, end))
 			j = end
 		}
 		c.ends[i] = int32(len(c.toks))
@@ -144,7 +144,7 @@ func (x *Index) terms(chunks []chunk) lexicon {
 		c := &chunks[k]
 		c.local = make([]termID, len(c.words.words)) // global word IDs for now
 		for w, word := range c.words.words {
-			c.local[w] = global.id(word)
+			c.local[w] = global.id(word, 0, len(word))
 		}
 	}
 	words := global.words
