@@ -97,25 +97,36 @@ func (t *wordTable) hash(s string, start, end int, a, b uint64) uint64 {
 }
 
 // id returns the ID of the word s[start:end], adding it if new. s is not
-// retained: a new word is copied into the arena.
+// retained: a new word is copied into the arena. This is the path of a
+// known word of at most 16 bytes not at the very end of s; the rest is
+// idSlow's.
 func (t *wordTable) id(s string, start, end int) int32 {
 	n := end - start
-	var a, b uint64 // head(s, start, end), inline
-	if start+headLen <= len(s) {
-		m := &headMask[min(n, headLen)]
-		a, b = le64(s, start)&m[0], le64(s, start+8)&m[1]
-	} else {
-		a, b = headNear(s, start, end)
+	if n > headLen || start+headLen > len(s) {
+		return t.idSlow(s, start, end)
 	}
+	m := &headMask[n] // read past the word, within s
+	a, b := le64(s, start)&m[0], le64(s, start+8)&m[1]
 	meta := uint64(n) << 32
-	var h uint64
-	if n <= headLen {
-		h = mix(a^t.seed[0], b^t.seed[1]^uint64(n))
-	} else {
-		h = t.hash(s, start, end, a, b)
-	}
 	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	for i := mix(a^t.seed[0], b^t.seed[1]^uint64(n)) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.meta == 0 {
+			return t.idSlow(s, start, end) // a new word
+		}
+		if sl.head[0] == a && sl.head[1] == b && sl.meta&^(1<<32-1) == meta {
+			return int32(uint32(sl.meta) - 1)
+		}
+	}
+}
+
+// idSlow is id for any word.
+func (t *wordTable) idSlow(s string, start, end int) int32 {
+	a, b := head(s, start, end)
+	n := end - start
+	meta := uint64(n) << 32
+	mask := uint64(len(t.slots) - 1)
+	for i := t.hash(s, start, end, a, b) & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.meta == 0 {
 			return t.add(i, a, b, s[start:end])
