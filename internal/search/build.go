@@ -108,7 +108,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	ws := make([]worker, min(workers, len(chunks)))
 	seed := maphash.MakeSeed()
 	for i := range ws {
-		ws[i].words.init(seed, 1024) // grows; a book's vocabulary is small
+		ws[i].words.init(seed, vocabGuess(size))
 	}
 	parallel(chunks, ws, func(w *worker, c *chunk) { c.scan(w) })
 	var maps sync.WaitGroup
@@ -119,6 +119,13 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 }
 
 func byID(a, b textItem) int { return a.id - b.id }
+
+// vocabGuess guesses how many distinct words a book of size bytes has, to
+// size the word tables: growing one costs more than a few spare slots (a
+// 5.6 MB novel has 15,500; a table grows past what this says).
+func vocabGuess(size int) int {
+	return min(max(size/512, 1024), 16384)
+}
 
 // cut cuts items (size bytes of text in all) in runs of about equal size
 // for the given number of workers: chunksPerWorker runs each, or one run

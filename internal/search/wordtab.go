@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 	"strings"
@@ -76,7 +77,7 @@ func head(s string, start, end int) (a, b uint64) {
 func headNear(s string, start, end int) (a, b uint64) {
 	var w [headLen]byte
 	copy(w[:], s[start:min(end, start+headLen)])
-	return le64(string(w[:8]), 0), le64(string(w[8:]), 0)
+	return binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
 }
 
 // mix folds two words into one hash (a multiply whose high and low
