@@ -171,25 +171,23 @@ func cyrillicRun(b string) int {
 func wordEnd(s string, i int) int {
 	for i < len(s) {
 		c := s[i]
-		if c < utf8.RuneSelf && i+8 <= len(s) {
-			// How many of the 8 bytes at i are ASCII letters or digits
-			// before the first that is not, all tested at once: with the
-			// high bits cleared (so no byte carries into the next), adding
-			// 0x80-lo sets a byte's high bit iff it is ≥ lo.
-			x := le64(s[i:])
-			y := x &^ highs
-			t := y | 0x20*ones // letters to lower case
-			letter := (t + (0x80-'a')*ones) &^ (t + (0x80-'z'-1)*ones)
-			digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones)
-			k := bits.TrailingZeros64(^((letter|digit)&^x)&highs) / 8
-			if i += k; k == 8 {
-				continue
-			}
-			c = s[i] // not an ASCII letter or digit: below
-		}
 		if c < utf8.RuneSelf {
 			switch asciiClass[c] {
 			case 1:
+				if i+8 <= len(s) {
+					// How many of the 8 bytes at i are ASCII letters or
+					// digits before the first that is not (at least this
+					// one), all tested at once: with the high bits cleared
+					// (so no byte carries into the next), adding 0x80-lo
+					// sets a byte's high bit iff it is ≥ lo.
+					x := le64(s[i:])
+					y := x &^ highs
+					t := y | 0x20*ones // letters to lower case
+					letter := (t + (0x80-'a')*ones) &^ (t + (0x80-'z'-1)*ones)
+					digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones)
+					i += int(uint(bits.TrailingZeros64(^((letter|digit)&^x)&highs)) / 8)
+					continue
+				}
 				i++
 				continue
 			case 0:
