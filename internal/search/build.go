@@ -230,7 +230,7 @@ func (x *Index) terms(ws []worker, maps *sync.WaitGroup) lexicon {
 	// live in the tables' arenas: nothing refers to the document or to
 	// textnorm's allocations.
 	var terms wordTable
-	terms.init(maphash.MakeSeed(), len(words)/2)
+	terms.init(maphash.MakeSeed(), len(words)) // at most one stem a word
 	termOf := make([]termID, len(words))
 	for w, stem := range stems {
 		termOf[w] = terms.id(stem, 0, len(stem))

@@ -42,7 +42,7 @@ func (t *wordTable) init(seed maphash.Seed, n int) {
 	*t = wordTable{
 		seed:  [2]uint64{maphash.String(seed, "a"), maphash.String(seed, "b")},
 		slots: make([]wordSlot, size),
-		words: make([]string, 0, n),
+		words: make([]string, 0, size/2), // as many as fit before grow
 	}
 }
 
