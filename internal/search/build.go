@@ -235,7 +235,8 @@ func (x *Index) terms(ws []worker, maps *sync.WaitGroup) lexicon {
 	for w, stem := range stems {
 		termOf[w] = terms.id(stem, 0, len(stem))
 	}
-	lex := lexicon{stems: terms.words, counts: make([]int32, len(terms.words)), vc: &vocabCache{}}
+	stemsOf := slices.Clone(terms.words) // without the spare capacity
+	lex := lexicon{stems: stemsOf, counts: make([]int32, len(stemsOf)), vc: &vocabCache{}}
 	ws[0].local = termOf
 	for k := 1; k < len(ws); k++ {
 		for w, g := range ws[k].local {
