@@ -112,7 +112,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 	}
 	parallel(chunks, ws, func(w *worker, c *chunk) { c.scan(w) })
 	var maps sync.WaitGroup
-	x.lex = x.terms(ws, &maps)
+	x.terms(ws, &maps)
 	parallel(chunks, ws, func(_ *worker, c *chunk) { c.count(len(x.lex.stems)) })
 	x.fill(chunks, ws)
 	maps.Wait()
@@ -196,10 +196,10 @@ func (c *chunk) scan(w *worker) {
 // the global one and the other workers' words are added to it (a book's
 // vocabulary is small and mostly shared between the runs); then every
 // distinct word is stemmed exactly once, the words split between the
-// workers, and the stems are interned as terms in word order. The
-// lexicon's maps are filled by a goroutine of their own, which maps
-// counts; its stems, and so the number of terms, are set on return.
-func (x *Index) terms(ws []worker, maps *sync.WaitGroup) lexicon {
+// workers, and the stems are interned as terms in word order. x.lex's
+// stems, and so the number of terms, are set on return; its maps are
+// made and filled by a goroutine of their own, which maps counts.
+func (x *Index) terms(ws []worker, maps *sync.WaitGroup) {
 	global := &ws[0].words
 	for k := 1; k < len(ws); k++ {
 		w := &ws[k]
@@ -236,25 +236,24 @@ func (x *Index) terms(ws []worker, maps *sync.WaitGroup) lexicon {
 		termOf[w] = terms.id(stem, 0, len(stem))
 	}
 	stemsOf := slices.Clone(terms.words) // without the spare capacity
-	lex := lexicon{stems: stemsOf, counts: make([]int32, len(stemsOf)), vc: &vocabCache{}}
+	x.lex = lexicon{stems: stemsOf, counts: make([]int32, len(stemsOf)), vc: &vocabCache{}}
 	ws[0].local = termOf
 	for k := 1; k < len(ws); k++ {
 		for w, g := range ws[k].local {
 			ws[k].local[w] = termOf[g]
 		}
 	}
-	byWord := make(map[string]termID, len(words))
-	byStem := make(map[string]termID, len(lex.stems))
-	lex.words, lex.terms = byWord, byStem
-	maps.Go(func() {
-		for t, stem := range lex.stems {
+	maps.Go(func() { // the other goroutines read x.lex.stems only
+		byStem := make(map[string]termID, len(stemsOf))
+		for t, stem := range stemsOf {
 			byStem[stem] = termID(t)
 		}
+		byWord := make(map[string]termID, len(words))
 		for w, word := range words {
 			byWord[word] = termOf[w]
 		}
+		x.lex.words, x.lex.terms = byWord, byStem
 	})
-	return lex
 }
 
 // count counts the items of the chunk that hold each term (nTerms terms in
