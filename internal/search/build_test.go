@@ -133,10 +133,20 @@ func TestBuildEqualsReferenceOnBooks(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			d := markdown.Parse(books[name])
-			for _, workers := range []int{1, 3} {
+			var plain []byte
+			for _, workers := range []int{1, 2, 3} {
 				x := &Index{}
 				x.rebuildWith(d, workers)
 				requireSameAsReference(t, d, x, true)
+				// the term IDs of a parallel build depend on which worker
+				// took which run; its encoding may not
+				enc, err := x.Encode()
+				require.NoError(t, err)
+				if workers == 1 {
+					plain = enc
+				} else {
+					require.Equal(t, plain, enc, "%d workers", workers)
+				}
 			}
 			requireSameAsReference(t, d, Build(d), true)
 		})
@@ -212,6 +222,40 @@ func TestBuildEqualsReferenceOnRandomDocs(t *testing.T) {
 			x := &Index{}
 			x.rebuildWith(d, workers)
 			requireSameAsReference(t, d, x, true)
+		}
+	}
+}
+
+// TestCutMakesBalancedRunsInOrder checks that the runs a build hands its
+// workers cover the items once, in order, in about equal sizes in bytes.
+func TestCutMakesBalancedRunsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 3, 7, 100, 5000} {
+		items := make([]textItem, n)
+		size := 0
+		for i := range items {
+			items[i] = textItem{i + 1, strings.Repeat("x", rng.IntN(300))}
+			size += len(items[i].text)
+		}
+		for _, workers := range []int{1, 2, 3} {
+			chunks := cut(items, size, workers)
+			require.LessOrEqual(t, len(chunks), max(1, workers*chunksPerWorker))
+			var got []textItem
+			for _, c := range chunks {
+				got = append(got, c.items...)
+				if n == 5000 && workers > 1 {
+					bytes := 0
+					for _, it := range c.items {
+						bytes += len(it.text)
+					}
+					want := size / len(chunks)
+					require.InDelta(t, want, bytes, 300, "a run of %d bytes, %d wanted", bytes, want)
+				}
+			}
+			require.Len(t, got, n)
+			if n > 0 {
+				require.Equal(t, items, got)
+			}
 		}
 	}
 }

@@ -53,6 +53,7 @@ func TestSpansFastPathAgreesWithReference(t *testing.T) {
 	for _, s := range []string{
 		"", "Звёздочкин и Ёлка ёж", "don't 'quoted' д'Артаньян", "Ѡѻ ѿ ҂ ҃ Ѐ џ",
 		"mixed Zвёздочкин iPhoneы 2nd", "\xd0\xd0\xd1 broken \xd0", "кто-то — «так»", "é café naïve",
+		"достопримечательность", "абв\xd0xгдежз", "абвг\xd1", "абвгдеж\xd0", "ѐђѓєѕіїјљњћќѝўџ", "абвг'деж", "абвгде'",
 	} {
 		if got, want := Spans(s), refSpans(s); !sameSpans(got, want) {
 			t.Errorf("%q: fast %v, reference %v", s, got, want)

@@ -1,6 +1,7 @@
 package textnorm
 
 import (
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -88,11 +89,25 @@ func NextWord(s string, i int) (start, end int, ok bool) {
 // byte i; ok is false if there is none. ASCII and two-byte Cyrillic are
 // classified from their bytes; other runes are decoded.
 func nextWord(s string, i int) (start, end int, ok bool) {
-	start, next, _, ok := wordBegin(s, i)
-	if !ok {
-		return len(s), len(s), false
+	for i < len(s) { // wordBegin, inline for the common cases
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiClass[c] == 1 {
+				return i, wordEnd(s, i+1), true
+			}
+			i++
+			continue
+		}
+		if (c == 0xD0 || c == 0xD1) && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			return i, wordEnd(s, i+2), true
+		}
+		start, next, _, ok := wordBegin(s, i)
+		if !ok {
+			break
+		}
+		return start, wordEnd(s, next), true
 	}
-	return start, wordEnd(s, next), true
+	return len(s), len(s), false
 }
 
 // wordBegin finds the first word of s at or after byte i: where it starts,
@@ -128,23 +143,67 @@ func cyrillic2(s string, i int) (rune, bool) {
 	return 0, false
 }
 
+// SWAR constants: a byte of ones, and each byte's high bit.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// le64 returns the 8 bytes of b (at least 8) as a little-endian word: one
+// load.
+func le64(b string) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// cyrillicRun returns how many two-byte sequences of U+0400–U+047F (lead
+// byte D0 or D1, then a continuation byte: letters) the first 8 bytes of
+// b (at least 8) begin with, 0 to 4, testing the 8 bytes at once.
+func cyrillicRun(b string) int {
+	return bits.TrailingZeros64(le64(b)&0xC0FEC0FEC0FEC0FE^0x80D080D080D080D0) / 16
+}
+
 // wordEnd returns the end of the word whose first rune ends at i. Runs of
-// ASCII letters and digits and of two-byte Cyrillic letters are skipped
-// byte by byte; an apostrophe looks back at the rune before it.
+// ASCII letters and digits and of two-byte Cyrillic letters are skipped 8
+// bytes at a time where s has them, else byte by byte; an apostrophe looks
+// back at the rune before it.
 func wordEnd(s string, i int) int {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch asciiClass[c] {
 			case 1:
+				if i+8 <= len(s) {
+					// How many of the 8 bytes at i are ASCII letters or
+					// digits before the first that is not (at least this
+					// one), all tested at once: with the high bits cleared
+					// (so no byte carries into the next), adding 0x80-lo
+					// sets a byte's high bit iff it is ≥ lo.
+					x := le64(s[i:])
+					y := x &^ highs
+					t := y | 0x20*ones // letters to lower case
+					letter := (t + (0x80-'a')*ones) &^ (t + (0x80-'z'-1)*ones)
+					digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones)
+					i += int(uint(bits.TrailingZeros64(^((letter|digit)&^x)&highs)) / 8)
+					continue
+				}
 				i++
 				continue
 			case 0:
 				return i
 			} // an apostrophe: below
-		} else if (c == 0xD0 || c == 0xD1) && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
-			i += 2 // U+0400–U+047F: letters
-			continue
+		} else if c == 0xD0 || c == 0xD1 { // U+0400–U+047F: letters
+			if i+8 <= len(s) {
+				if k := cyrillicRun(s[i:]); k > 0 {
+					i += 2 * k
+					continue
+				}
+			}
+			if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
 		}
 		r, size := decode(s, i)
 		if r == '\'' || r == rightQuote {
