@@ -105,12 +105,40 @@ var patronymicCase = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(\p{Cyrillic}{2,}(?:ович|евич|ьич|ыч|ич))(?:а|у|ем|ом|е)$|^(\p{Cyrillic}{2,}(?:овн|евн|ичн))(?:ы|е|у|ой|ою)$`)
 })
 
+// obliqueCase matches the endings of an oblique case whose nominative is
+// not in doubt: a noun in -ия (Олимпию, Франции → Олимпия, Франция) and a
+// masculine name in the instrumental (Волковом, Вагенгеймом → Волков,
+// Вагенгейм). Endings two declensions share (Риге of Рига, Петербурге of
+// Петербург; Штейну; Некрасова, also a nominative) are left as written, and
+// so is -ом after a surname's suffix: a surname's instrumental is -ым
+// (Симоновым), so Волковом is another word (на Волковом, of Волково).
+var obliqueCase = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\p{Cyrillic}{3,})(?:ию|ии)$|^(\p{Cyrillic}{3,}[бвгдзклмнпрстфх])ом$`)
+})
+
+// surnameStem reports whether the last two letters of a stem are a
+// Russian surname's suffix (-ов, -ев, -ин, -ын).
+func surnameStem(end string) bool {
+	return end == "ов" || end == "ев" || end == "ин" || end == "ын"
+}
+
 // patronymNominative returns a patronymic in the nominative (Ильичу →
-// Ильич, Павловну → Павловна), other words as they are: a name the text
-// writes only in an oblique case is shown as a name.
+// Ильич, Павловну → Павловна) and a name in an oblique case whose
+// nominative is not in doubt (obliqueCase) in the nominative, other words
+// as they are: a name the text writes only in an oblique case is shown as
+// a name.
 func patronymNominative(w string) string {
 	m := patronymicCase().FindStringSubmatch(strings.ToLower(w))
 	if m == nil {
+		if o := obliqueCase().FindStringSubmatch(strings.ToLower(w)); o != nil {
+			r := []rune(w)
+			if o[1] != "" {
+				return string(r[:len([]rune(o[1]))]) + "ия"
+			}
+			if stem := []rune(o[2]); !surnameStem(string(stem[len(stem)-2:])) {
+				return string(r[:len(stem)])
+			}
+		}
 		return w
 	}
 	r := []rune(w)
