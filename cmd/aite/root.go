@@ -133,6 +133,9 @@ func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
 		}
 		defer b.Close()
 		b.Session().ForOneCommand()
+		if !reading.BuildsIndex(c) {
+			b.Session().CacheMeanwhile()
+		}
 		return c.Run(b.Book, o.json, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd

@@ -46,6 +46,26 @@ func (s *Session) ForOneCommand() {
 	s.once = true
 }
 
+// CacheMeanwhile starts writing, beside the command's own work, the cache
+// that Close would write after it for each open book (a book just parsed:
+// its items, without an index), for a command that neither edits the books
+// nor builds their index (Close would then write the cache again, with
+// it). Close waits for the write. The write only reads the document, as
+// the command does.
+func (s *Session) CacheMeanwhile() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.books {
+		if b.caching != nil || !b.cacheDue() {
+			continue
+		}
+		done := make(chan error, 1)
+		path, d, x, rec := b.path, b.doc, b.index, b.rec
+		go func() { done <- writeCache(path, d, x, rec.sha, rec) }()
+		b.caching, b.indexKept = done, x != nil
+	}
+}
+
 // keywordIndex is the index a keyword cursor uses: the book's when it
 // reflects the document; else, for one command, none (the cursor scans);
 // else the index built now.

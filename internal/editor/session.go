@@ -67,9 +67,12 @@ type book struct {
 	// indexKept says the cache beside the book file holds the index of
 	// its current version, cacheStale that it does not hold that version.
 	indexKept, cacheStale bool
-	codex                 bookCodex   // loaded on first use
-	vec                   bookVectors // loaded on first use
-	store                 DataStore   // where a book held in memory keeps its data (nil: nowhere)
+	// caching, while a cache is written beside the command's work
+	// (CacheMeanwhile), gives that write's error once it is done.
+	caching chan error
+	codex   bookCodex   // loaded on first use
+	vec     bookVectors // loaded on first use
+	store   DataStore   // where a book held in memory keeps its data (nil: nowhere)
 }
 
 // New returns an empty session.
@@ -244,17 +247,35 @@ func (s *Session) Close(id string) error {
 		return s.unknown(id)
 	}
 	delete(s.books, id)
+	b.awaitCache()
 	if _, next := b.doc.ItemIDs(); b.path != "" && b.rec != nil && next > b.rec.next {
 		r := *b.rec
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
-	if b.path != "" && b.checked && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
+	if b.cacheDue() {
 		// The book as it is on disk, with the index this session's searches
 		// built: kept in its cache for the next command.
 		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
 	}
 	return nil
+}
+
+// cacheDue reports whether the cache beside the book file lacks the book
+// as it is on disk or the index this session's searches built for it.
+func (b *book) cacheDue() bool {
+	return b.path != "" && b.checked && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer
+}
+
+// awaitCache waits for the cache write CacheMeanwhile started, if any,
+// and notes whether it wrote the cache.
+func (b *book) awaitCache() {
+	if b.caching == nil {
+		return
+	}
+	err := <-b.caching
+	b.caching = nil
+	b.cacheStale, b.indexKept = err != nil, err == nil && b.indexKept
 }
 
 // Books describes the open books by ID.
@@ -362,6 +383,7 @@ type SaveResult struct {
 func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 	var res SaveResult
 	err := s.with(id, func(b *book) error {
+		b.awaitCache()
 		path := opt.Path
 		if path == "" {
 			path = b.path
