@@ -298,9 +298,11 @@ func TestCacheMeanwhile(t *testing.T) {
 	require.NoError(t, os.Chtimes(path, mtime, mtime))
 	require.NoError(t, os.Chtimes(twin, mtime, mtime))
 
-	s, _ := reopen(t, path)
+	s := New() // set before the open: the write starts beside the state file's
 	s.ForOneCommand()
 	s.CacheMeanwhile()
+	_, err = s.Open(path)
+	require.NoError(t, err)
 	s.CacheMeanwhile() // once per book
 	spec := cursor.NewSpec(cursor.Keyword)
 	spec.Keywords = []string{"Звёздочкин"}
@@ -324,8 +326,8 @@ func TestCacheMeanwhile(t *testing.T) {
 	require.True(t, c.ids)
 	require.Nil(t, c.index)
 
-	// A search after the early write: Close writes the cache again, with
-	// the index.
+	// Set after the open; a search after the early write: Close writes the
+	// cache again, with the index.
 	require.NoError(t, os.Remove(bookcache.CachePath(path)))
 	s, _ = reopen(t, path)
 	s.ForOneCommand()

@@ -43,6 +43,8 @@ type Session struct {
 	emb   *Embeddings // search by meaning; nil when off
 	data  DataStore   // the data of books held in memory; nil: kept in the session only
 	once  bool        // serves one command (ForOneCommand)
+	// meanwhile: the caches are written beside the command (CacheMeanwhile).
+	meanwhile bool
 }
 
 type book struct {
@@ -151,14 +153,27 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		b.warning = fmt.Sprintf("ignored the state file %s (%v); ", StatePath(path), rerr)
 	}
 	b.rec = old
+	var state []byte // the state file to write: the IDs are not those recorded
 	if b.origin != IDsRecorded {
 		b.rec = recordWith(b.doc, sha, hashes)
-		if err := writeRecord(path, b.rec); err != nil {
-			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
-		}
+		state = b.rec.encode(path)
 	}
 	b.indexKept = c != nil && c.ids && c.index != nil
 	b.cacheStale = c == nil || !c.ids // written by Close or Save: once, with the index if a search built it
+	if s.meanwhile {                  // beside the state file's write too, for the state it writes
+		rec := *b.rec
+		if state != nil {
+			rec.raw = state
+		}
+		b.cacheMeanwhile(&rec)
+	}
+	if state != nil {
+		if err := writeStateFile(StatePath(path), state); err != nil {
+			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
+		} else {
+			b.rec.raw = state
+		}
+	}
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
