@@ -9,6 +9,7 @@ import (
 
 	"github.com/aitexteditor/aite/examples"
 	"github.com/aitexteditor/aite/internal/cli"
+	"github.com/aitexteditor/aite/internal/editor"
 	"github.com/aitexteditor/aite/internal/reading"
 	"github.com/aitexteditor/aite/web"
 )
@@ -127,12 +128,16 @@ func readingCmd(o *options, name string, cmd *cobra.Command) *cobra.Command {
 			return runMeaning(cmd, o, f, args[0])
 		}
 		defer reading.LimitMemory(args[0])()
-		b, err := cli.Open(args[0], cmd.ErrOrStderr())
+		b, err := cli.OpenWith(args[0], cmd.ErrOrStderr(), func(s *editor.Session) {
+			s.ForOneCommand()
+			if !reading.BuildsIndex(c) {
+				s.CacheMeanwhile()
+			}
+		})
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		b.Session().ForOneCommand()
 		return c.Run(b.Book, o.json, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd

@@ -31,8 +31,15 @@ type Book struct {
 // OpenBook opens the book at path in a new editor session, with the item
 // IDs recorded beside it (see editor.Session.Open). Failures are IOErrors
 // that name the path. Close the book when the command is done.
-func OpenBook(path string) (*Book, error) {
+func OpenBook(path string) (*Book, error) { return openBook(path, nil) }
+
+// openBook is OpenBook with the session set up by prepare (if not nil)
+// before the book is opened.
+func openBook(path string, prepare func(*editor.Session)) (*Book, error) {
 	s := editor.New()
+	if prepare != nil {
+		prepare(s)
+	}
 	restore := reading.LimitMemory(path)
 	info, err := s.Open(path)
 	restore()
@@ -50,8 +57,13 @@ func OpenBook(path string) (*Book, error) {
 
 // Open is OpenBook that writes the notes about the book's item IDs to log
 // (see WriteNotes).
-func Open(path string, log io.Writer) (*Book, error) {
-	b, err := OpenBook(path)
+func Open(path string, log io.Writer) (*Book, error) { return OpenWith(path, log, nil) }
+
+// OpenWith is Open with the editor session set up by prepare before the
+// book is opened (as for one reading command: editor.Session.ForOneCommand,
+// CacheMeanwhile).
+func OpenWith(path string, log io.Writer, prepare func(*editor.Session)) (*Book, error) {
+	b, err := openBook(path, prepare)
 	if err == nil {
 		b.WriteNotes(log)
 	}

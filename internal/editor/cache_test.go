@@ -273,3 +273,71 @@ func TestNoCacheForWhatIsNotText(t *testing.T) {
 	_, err = New().Open(path)
 	require.ErrorIs(t, err, ErrEncoding)
 }
+
+// cachedAt loads the cache beside path as the next command would, or nil.
+func cachedAt(t *testing.T, path string) *cached {
+	t.Helper()
+	src, mtime, err := readBook(path)
+	require.NoError(t, err)
+	old, err := readRecord(path)
+	require.NoError(t, err)
+	return loadCache(path, src, mtime, old)
+}
+
+// A one-command session writes the cache beside the command's work
+// (CacheMeanwhile): the same bytes as Close writes after it, while the
+// command reads the book; an index a search builds meanwhile is written
+// too, by Close, after the early write.
+func TestCacheMeanwhile(t *testing.T) {
+	path, _ := sampleBook(t)
+	twin := filepath.Join(t.TempDir(), filepath.Base(path))
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(twin, src, 0o644))
+	mtime := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(path, mtime, mtime))
+	require.NoError(t, os.Chtimes(twin, mtime, mtime))
+
+	s := New() // set before the open: the write starts beside the state file's
+	s.ForOneCommand()
+	s.CacheMeanwhile()
+	_, err = s.Open(path)
+	require.NoError(t, err)
+	s.CacheMeanwhile() // once per book
+	spec := cursor.NewSpec(cursor.Keyword)
+	spec.Keywords = []string{"Звёздочкин"}
+	info, err := s.CreateCursor(path, spec)
+	require.NoError(t, err)
+	_, err = s.Next(path, info.Name)
+	require.NoError(t, err)
+	_, err = s.Items(path, "", 100000, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Close(path))
+
+	r, _ := reopen(t, twin) // the same book, its cache written by Close alone
+	require.NoError(t, r.Close(twin))
+	early, err := os.ReadFile(bookcache.CachePath(path))
+	require.NoError(t, err)
+	late, err := os.ReadFile(bookcache.CachePath(twin))
+	require.NoError(t, err)
+	require.Equal(t, late, early)
+	c := cachedAt(t, path)
+	require.NotNil(t, c)
+	require.True(t, c.ids)
+	require.Nil(t, c.index)
+
+	// Set after the open; a search after the early write: Close writes the
+	// cache again, with the index.
+	require.NoError(t, os.Remove(bookcache.CachePath(path)))
+	s, _ = reopen(t, path)
+	s.ForOneCommand()
+	s.CacheMeanwhile()
+	_, err = s.Search(path, "Варя", Ranked, search.Options{Limit: 5})
+	require.NoError(t, err)
+	require.NoError(t, s.Close(path))
+	c = cachedAt(t, path)
+	require.NotNil(t, c)
+	require.NotNil(t, c.index)
+	_, info2 := openView(t, path)
+	require.True(t, info2.Cached)
+}

@@ -46,6 +46,38 @@ func (s *Session) ForOneCommand() {
 	s.once = true
 }
 
+// CacheMeanwhile has the cache that Close would write after the command
+// (a book just parsed: its items, without an index) written beside the
+// command's own work: now for each open book, and for a book opened later
+// as soon as its item IDs are recorded (beside the state file's write).
+// It is for a command that neither edits the books nor builds their index
+// (Close would then write the cache again, with it). Close waits for the
+// write. The write only reads the document, as the command does.
+func (s *Session) CacheMeanwhile() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.meanwhile = true
+	for _, b := range s.books {
+		if b.rec != nil {
+			rec := *b.rec
+			b.cacheMeanwhile(&rec)
+		}
+	}
+}
+
+// cacheMeanwhile starts writing the book's cache in the background, if it
+// is due (see Session.CacheMeanwhile), for the state file rec (which the
+// write alone reads).
+func (b *book) cacheMeanwhile(rec *idRecord) {
+	if b.caching != nil || !b.cacheDue() {
+		return
+	}
+	done := make(chan error, 1)
+	path, d, x := b.path, b.doc, b.index
+	go func() { done <- writeCache(path, d, x, rec.sha, rec) }()
+	b.caching, b.indexKept = done, x != nil
+}
+
 // keywordIndex is the index a keyword cursor uses: the book's when it
 // reflects the document; else, for one command, none (the cursor scans);
 // else the index built now.

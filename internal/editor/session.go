@@ -43,6 +43,8 @@ type Session struct {
 	emb   *Embeddings // search by meaning; nil when off
 	data  DataStore   // the data of books held in memory; nil: kept in the session only
 	once  bool        // serves one command (ForOneCommand)
+	// meanwhile: the caches are written beside the command (CacheMeanwhile).
+	meanwhile bool
 }
 
 type book struct {
@@ -67,9 +69,12 @@ type book struct {
 	// indexKept says the cache beside the book file holds the index of
 	// its current version, cacheStale that it does not hold that version.
 	indexKept, cacheStale bool
-	codex                 bookCodex   // loaded on first use
-	vec                   bookVectors // loaded on first use
-	store                 DataStore   // where a book held in memory keeps its data (nil: nowhere)
+	// caching, while a cache is written beside the command's work
+	// (CacheMeanwhile), gives that write's error once it is done.
+	caching chan error
+	codex   bookCodex   // loaded on first use
+	vec     bookVectors // loaded on first use
+	store   DataStore   // where a book held in memory keeps its data (nil: nowhere)
 }
 
 // New returns an empty session.
@@ -148,14 +153,27 @@ func (s *Session) Open(path string) (BookInfo, error) {
 		b.warning = fmt.Sprintf("ignored the state file %s (%v); ", StatePath(path), rerr)
 	}
 	b.rec = old
+	var state []byte // the state file to write: the IDs are not those recorded
 	if b.origin != IDsRecorded {
 		b.rec = recordWith(b.doc, sha, hashes)
-		if err := writeRecord(path, b.rec); err != nil {
-			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
-		}
+		state = b.rec.encode(path)
 	}
 	b.indexKept = c != nil && c.ids && c.index != nil
 	b.cacheStale = c == nil || !c.ids // written by Close or Save: once, with the index if a search built it
+	if s.meanwhile {                  // beside the state file's write too, for the state it writes
+		rec := *b.rec
+		if state != nil {
+			rec.raw = state
+		}
+		b.cacheMeanwhile(&rec)
+	}
+	if state != nil {
+		if err := writeStateFile(StatePath(path), state); err != nil {
+			b.warning += fmt.Sprintf("cannot record the item IDs (%v), so pointers may change when the book changes", err)
+		} else {
+			b.rec.raw = state
+		}
+	}
 	b.warning = strings.TrimSuffix(b.warning, "; ")
 	s.books[path] = b
 	return b.info(), nil
@@ -244,17 +262,35 @@ func (s *Session) Close(id string) error {
 		return s.unknown(id)
 	}
 	delete(s.books, id)
+	b.awaitCache()
 	if _, next := b.doc.ItemIDs(); b.path != "" && b.rec != nil && next > b.rec.next {
 		r := *b.rec
 		r.next = next
 		return writeRecord(b.path, &r)
 	}
-	if b.path != "" && b.checked && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer {
+	if b.cacheDue() {
 		// The book as it is on disk, with the index this session's searches
 		// built: kept in its cache for the next command.
 		_ = writeCache(b.path, b.doc, b.index, b.rec.sha, b.rec) // best effort: the next command parses again
 	}
 	return nil
+}
+
+// cacheDue reports whether the cache beside the book file lacks the book
+// as it is on disk or the index this session's searches built for it.
+func (b *book) cacheDue() bool {
+	return b.path != "" && b.checked && (b.cacheStale || b.index != nil && !b.indexKept) && b.doc.Version() == b.savedVer
+}
+
+// awaitCache waits for the cache write CacheMeanwhile started, if any,
+// and notes whether it wrote the cache.
+func (b *book) awaitCache() {
+	if b.caching == nil {
+		return
+	}
+	err := <-b.caching
+	b.caching = nil
+	b.cacheStale, b.indexKept = err != nil, err == nil && b.indexKept
 }
 
 // Books describes the open books by ID.
@@ -362,6 +398,7 @@ type SaveResult struct {
 func (s *Session) Save(id string, opt SaveOptions) (SaveResult, error) {
 	var res SaveResult
 	err := s.with(id, func(b *book) error {
+		b.awaitCache()
 		path := opt.Path
 		if path == "" {
 			path = b.path

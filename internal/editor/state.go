@@ -137,6 +137,17 @@ func (f stateFile) record() (*idRecord, error) {
 // writeRecord writes a book file's state atomically, creating the state
 // directory when needed, and keeps the bytes written in r.raw.
 func writeRecord(book string, r *idRecord) error {
+	b := r.encode(book)
+	if err := writeStateFile(StatePath(book), b); err != nil {
+		return err
+	}
+	r.raw = b
+	return nil
+}
+
+// encode returns the state file of r for the book file at book, as
+// writeRecord writes it.
+func (r *idRecord) encode(book string) []byte {
 	raw := make([]byte, 8*len(r.hashes))
 	for i, h := range r.hashes {
 		binary.LittleEndian.PutUint64(raw[8*i:], h)
@@ -144,12 +155,7 @@ func writeRecord(book string, r *idRecord) error {
 	f := stateFile{Format: StateFormat, Version: StateVersion, Book: filepath.Base(book), Bytes: r.size,
 		SHA256: r.sha, Items: len(r.ids), NextID: r.next, IDs: document.FormatIDRuns(r.ids),
 		Hashes: base64.StdEncoding.EncodeToString(raw)}
-	b := append(f.marshal(), '\n')
-	if err := writeStateFile(StatePath(book), b); err != nil {
-		return err
-	}
-	r.raw = b
-	return nil
+	return append(f.marshal(), '\n')
 }
 
 // marshal returns json.MarshalIndent(f, "", " "), byte for byte, without

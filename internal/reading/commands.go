@@ -73,6 +73,21 @@ func Heavy(c Command) bool {
 	return false
 }
 
+// BuildsIndex reports whether a prepared command may build the book's
+// search index: a find but by keyword (the codex's --entry too), a cursor
+// over a codex entry or a target set. The others only read the items, so
+// on a book just parsed the command line writes its cache beside their
+// work (editor.Session.CacheMeanwhile) instead of after it.
+func BuildsIndex(c Command) bool {
+	switch c := c.(type) {
+	case *FindCommand:
+		return c.req.Mode != FindKeyword
+	case *CursorCommand:
+		return c.req.Entry != "" || c.req.Targets != ""
+	}
+	return false
+}
+
 // FindCommand is `aite find BOOK.md WORD...` (or `aite find BOOK.md
 // --entry NAME`).
 type FindCommand struct {

@@ -73,6 +73,32 @@ func BenchmarkMatcherBooks(b *testing.B) {
 	benchText(b, bookText(b), func(s string) { _ = m.Match(s) })
 }
 
+// BenchmarkMatcherParagraphs matches one keyword against each paragraph
+// of each sample book in turn, as a keyword cursor without an index tests
+// each item: a name and a common word of the Russian book (a Cyrillic
+// keyword skips the English book's words at once).
+func BenchmarkMatcherParagraphs(b *testing.B) {
+	dir := "../../../shared/data/books"
+	for _, book := range []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"} {
+		data, err := os.ReadFile(filepath.Join(dir, book))
+		if err != nil {
+			b.Skipf("sample books not found in %s: %v", dir, err)
+		}
+		paras := strings.Split(string(data), "\n\n")
+		for _, kw := range []string{"Симонов", "человек"} {
+			b.Run(strings.TrimSuffix(book, ".md")+"/"+kw, func(b *testing.B) {
+				m := NewMatcher(kw)
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					for _, p := range paras {
+						m.Match(p)
+					}
+				}
+			})
+		}
+	}
+}
+
 func BenchmarkMatcherColdBooks(b *testing.B) {
 	benchText(b, bookText(b), func(s string) { _ = NewMatcher("Звёздочкин Elizabeth").Match(s) })
 }

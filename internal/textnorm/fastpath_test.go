@@ -78,3 +78,39 @@ func TestSpansFastPathOnBooks(t *testing.T) {
 		t.Fatalf("fast path differs on the books: %d vs %d spans", len(got), len(want))
 	}
 }
+
+// TestPlainRunAgreesWithPlainPair tries every lead and trail byte in the
+// first and in the third lane of plainRun's 8 bytes.
+func TestPlainRunAgreesWithPlainPair(t *testing.T) {
+	for c := range 256 {
+		for d := range 256 {
+			for _, b := range [][8]byte{
+				{byte(c), byte(d), 0xD0, 0xB0, 0xD1, 0x8F, byte(c), byte(d)},
+				{0xD0, 0xBF, 0xD1, 0x80, byte(c), byte(d), 0xD0, 0xB5},
+			} {
+				want := 0
+				for want < 4 && plainPair(b[2*want], b[2*want+1]) {
+					want++
+				}
+				if got := plainRun(le64(string(b[:]))); got != want {
+					t.Fatalf("% x: plainRun %d, plainPair finds %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainEndOnBooks compares plainEnd with a pair-by-pair walk at every
+// byte of the books.
+func TestPlainEndOnBooks(t *testing.T) {
+	text := bookText(t)
+	for i := range len(text) {
+		want := i
+		for want+1 < len(text) && plainPair(text[want], text[want+1]) {
+			want += 2
+		}
+		if got := plainEnd(text, i); got != want {
+			t.Fatalf("at %d: plainEnd %d, pair by pair %d", i, got, want)
+		}
+	}
+}

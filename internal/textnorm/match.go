@@ -1,6 +1,7 @@
 package textnorm
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -125,9 +126,7 @@ func (m *Matcher) Match(text string) bool {
 		ascii := r < utf8.RuneSelf && m.noASCII
 		switch {
 		case plain:
-			for end+1 < len(text) && plainPair(text[end], text[end+1]) {
-				end += 2
-			}
+			end = plainEnd(text, end)
 		case ascii:
 			for end < len(text) && text[end] < utf8.RuneSelf && asciiClass[text[end]] == 1 {
 				end++
@@ -196,9 +195,7 @@ func (m *Matcher) FirstMatch(text string) (Span, bool) {
 		end := next
 		plain := r >= 'а' && r <= 'я'
 		if plain {
-			for end+1 < len(text) && plainPair(text[end], text[end+1]) {
-				end += 2
-			}
+			end = plainEnd(text, end)
 		}
 		e := wordEnd(text, end)
 		w := text[start:e]
@@ -235,6 +232,37 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// plainEnd returns the end of the run of а–я (plainPair) at byte i of
+// text: 8 bytes (4 letters) at a time while text has them, then a letter at
+// a time.
+func plainEnd(text string, i int) int {
+	for i+8 <= len(text) {
+		k := plainRun(le64(text[i:]))
+		i += 2 * k
+		if k < 4 {
+			return i
+		}
+	}
+	for i+1 < len(text) && plainPair(text[i], text[i+1]) {
+		i += 2
+	}
+	return i
+}
+
+// plainRun returns how many of the four byte pairs of w (8 bytes of a
+// text, little-endian) encode one of а–я (plainPair) before the first
+// that does not, 0 to 4. Each pair is a 16-bit lane: lead byte low, trail
+// byte high. A pair is a letter of U+0400–U+047F when lead&^1 == D0 and
+// trail&C0 == 80 (cyrillicRun); of those, а–п are D0 B0–BF and р–я D1
+// 80–8F: bits 4–5 of the trail are 11 after D0 and 00 after D1, that is
+// equal to 3 times (lead bit 0 xor 1).
+func plainRun(w uint64) int {
+	const lanes = 0x0001000100010001
+	bad := (w&0xC0FEC0FEC0FEC0FE ^ 0x80D080D080D080D0) |
+		(w>>12&(3*lanes) ^ (w&lanes^lanes)*3)
+	return bits.TrailingZeros64(bad) / 16
 }
 
 // plainPair reports whether c, d encode one of а–я (not ё).
