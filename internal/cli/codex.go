@@ -31,18 +31,9 @@ func codexError(err error) error {
 func kindFlag(s string) (codex.Kind, error) {
 	k, err := codex.ParseKind(s)
 	if err != nil {
-		return "", reading.Usagef("--kind: unknown kind %q (%s)", s, kindNames())
+		return "", reading.Usagef("--kind: unknown kind %q (%s)", s, reading.NameList(codex.Kinds))
 	}
 	return k, nil
-}
-
-// kindNames lists the entry kinds.
-func kindNames() string {
-	names := make([]string, len(codex.Kinds))
-	for i, k := range codex.Kinds {
-		names[i] = string(k)
-	}
-	return strings.Join(names, ", ")
 }
 
 // Codex returns the book's codex and where it comes from, writing a

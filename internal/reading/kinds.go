@@ -29,7 +29,7 @@ func ParseKinds(values []string) ([]document.Kind, error) {
 			}
 			k, ok := document.ParseKind(name)
 			if !ok {
-				return nil, Usagef("unknown kind %q; valid kinds: %s", name, kindNames())
+				return nil, Usagef("unknown kind %q; valid kinds: %s", name, NameList(document.Kinds))
 			}
 			if !seen[k] {
 				seen[k] = true
@@ -40,9 +40,11 @@ func ParseKinds(values []string) ([]document.Kind, error) {
 	return out, nil
 }
 
-func kindNames() string {
-	s := make([]string, len(document.Kinds))
-	for i, k := range document.Kinds {
+// NameList joins names of a string kind (document.Kinds, codex.Kinds) with
+// commas, for the error that lists what a flag accepts.
+func NameList[K ~string](names []K) string {
+	s := make([]string, len(names))
+	for i, k := range names {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
