@@ -115,8 +115,15 @@ type Book struct {
 
 // Checksum is the checksum of a book's bytes that a cache records: the
 // CRC-32 (IEEE, computed with carry-less multiplication where the
-// processor has it, as every x86-64 and arm64 of the last decade does).
-func Checksum(src []byte) uint32 { return crc32.ChecksumIEEE(src) }
+// processor has it, as every x86-64 and arm64 of the last decade does),
+// of src given whole or in pieces that, one after the other, are its bytes.
+func Checksum(src ...[]byte) uint32 {
+	sum := uint32(0)
+	for _, p := range src {
+		sum = crc32.Update(sum, crc32.IEEETable, p)
+	}
+	return sum
+}
 
 // stateSum is what a cache records of the state file: its size and CRC-32.
 func stateSum(state []byte) (int64, uint32) {
@@ -197,15 +204,14 @@ func Write(path string, src [][]byte, sha [32]byte, state []byte, secs Sections)
 	if err != nil {
 		return err
 	}
-	size, sum := int64(0), uint32(0)
+	size := int64(0)
 	for _, p := range src {
 		size += int64(len(p))
-		sum = crc32.Update(sum, crc32.IEEETable, p)
 	}
 	if fi.Size() != size {
 		return fmt.Errorf("%s changed while aite read it", path)
 	}
-	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: sum, SHA: sha}
+	b := Book{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Sum: Checksum(src...), SHA: sha}
 	return writeParts(CachePath(path), Encode(b, src, state, secs), false)
 }
 

@@ -123,9 +123,14 @@ func neighbourID(d *document.Document, i int, backward bool) int {
 	return 0
 }
 
+// current reports whether the cursor's matches are those of d's version.
+func (c *Cursor) current(d *document.Document) bool {
+	return c.version == d.Version() && c.matches != nil
+}
+
 // refresh recomputes the matching item indices for the document version.
 func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
-	if c.version == d.Version() && c.matches != nil {
+	if c.current(d) {
 		return
 	}
 	c.version = d.Version()

@@ -81,8 +81,7 @@ func (r *Registry) Next(d *document.Document, x KeywordIndex, name string) (Port
 // d. Callers build an index only then (building one costs about a parse).
 func (r *Registry) NeedsIndex(d *document.Document, name string) bool {
 	c, err := r.get(name)
-	return err == nil && c.spec.Type != Search && len(c.spec.Keywords) > 0 &&
-		(c.version != d.Version() || c.matches == nil)
+	return err == nil && c.spec.Type != Search && len(c.spec.Keywords) > 0 && !c.current(d)
 }
 
 // Reset puts a cursor back before its first item (after its start pointer).

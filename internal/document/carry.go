@@ -7,13 +7,7 @@ import (
 // ItemHash is the content hash of an item's Markdown bytes (64-bit FNV-1a):
 // what a record of a book's IDs keeps per item to recognise the item in a
 // later version of the file.
-func ItemHash(markdown []byte) uint64 {
-	h := uint64(fnvOffset)
-	for _, c := range markdown {
-		h = (h ^ uint64(c)) * fnvPrime
-	}
-	return h
-}
+func ItemHash(markdown []byte) uint64 { return hashOn(fnvOffset, markdown) }
 
 // The 64-bit FNV-1a parameters (hash/fnv's New64a, written out inline:
 // the hash of every item of a big book is computed on every write).

@@ -341,3 +341,45 @@ func TestCacheMeanwhile(t *testing.T) {
 	_, info2 := openView(t, path)
 	require.True(t, info2.Cached)
 }
+
+// An edit or a reload in a session that writes the cache beside
+// the command (CacheMeanwhile) waits for that write first: it reads the
+// document they change (an undo follows an edit) (go test -race sees it otherwise), and what it
+// wrote is the book on disk, which the next command reads from it.
+func TestCacheMeanwhileThenChange(t *testing.T) {
+	for _, change := range []struct {
+		name string
+		do   func(s *Session, path string) error
+	}{
+		{"edit", func(s *Session, path string) error {
+			_, err := s.Edit(path, document.OpReplace, "1.p1", "Новый текст.")
+			return err
+		}},
+		{"reload", func(s *Session, path string) error {
+			_, err := s.Reload(path, []byte("# Другая книга\n\nАбзац.\n"))
+			return err
+		}},
+	} {
+		t.Run(change.name, func(t *testing.T) {
+			path, _ := sampleBook(t)
+			want, _ := openView(t, path) // the reference, before a cache exists
+			require.NoError(t, os.Remove(bookcache.CachePath(path)))
+			require.NoError(t, os.RemoveAll(StateDir(path)))
+			s := New()
+			s.ForOneCommand()
+			s.CacheMeanwhile()
+			_, err := s.Open(path)
+			require.NoError(t, err)
+			b := s.books[path]
+			require.NotNil(t, b.caching, "the write started")
+			require.NoError(t, change.do(s, path))
+			if change.name != "reload" {
+				require.Nil(t, b.caching, "the change waited for the write")
+			}
+			require.NoError(t, s.Close(path)) // unsaved: the file is as it was
+			got, info := openView(t, path)
+			require.True(t, info.Cached, "the early write's cache is the book on disk")
+			require.Equal(t, want, got)
+		})
+	}
+}

@@ -51,8 +51,9 @@ func (s *Session) ForOneCommand() {
 // command's own work: now for each open book, and for a book opened later
 // as soon as its item IDs are recorded (beside the state file's write).
 // It is for a command that neither edits the books nor builds their index
-// (Close would then write the cache again, with it). Close waits for the
-// write. The write only reads the document, as the command does.
+// (Close would then write the cache again, with it). Close, Save, and an
+// edit or reload of the book wait for the write, which reads the
+// document as the command does.
 func (s *Session) CacheMeanwhile() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

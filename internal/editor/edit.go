@@ -12,6 +12,7 @@ func (s *Session) Edit(id string, op document.Op, ptr, markdown string) (documen
 	var res document.EditResult
 	err := s.with(id, func(b *book) error {
 		var err error
+		b.awaitCache()
 		b.readyIndex()
 		switch op {
 		case document.OpReplace:

@@ -26,6 +26,7 @@ func (s *Session) Reload(id string, src []byte) (BookInfo, error) {
 	if b == nil {
 		return BookInfo{}, s.unknown(id)
 	}
+	b.awaitCache() // the write reads the document this replaces
 	d := markdown.Parse(src)
 	ids, next := keptIDs(b.doc, d)
 	if err := d.RestoreIDs(ids, next); err != nil {

@@ -27,7 +27,7 @@ var ErrReadOnly = errors.New("read-only")
 // UTF-16, or binary data (NUL bytes). name is the file as the user gave it.
 func CheckText(name string, src []byte) error {
 	switch {
-	case bytes.HasPrefix(src, []byte{0xFF, 0xFE}) || bytes.HasPrefix(src, []byte{0xFE, 0xFF}) || looksUTF16(src):
+	case isUTF16(src):
 		return encodingErr(name, "UTF-16", "it starts with a UTF-16 byte order mark or has a NUL byte beside every other character", "UTF-16")
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
@@ -51,6 +51,12 @@ func trimExt(name string) string {
 		return name[:i]
 	}
 	return name
+}
+
+// isUTF16 reports whether src is UTF-16: it starts with a byte order mark
+// or looks like UTF-16 without one.
+func isUTF16(src []byte) bool {
+	return bytes.HasPrefix(src, []byte{0xFF, 0xFE}) || bytes.HasPrefix(src, []byte{0xFE, 0xFF}) || looksUTF16(src)
 }
 
 // looksUTF16 reports whether the first bytes have NULs at every other
@@ -133,7 +139,7 @@ func checkWritable(path string, force bool) error {
 // left to do one byte or one item at a time after the parse. A book that
 // is not UTF-8 text gives CheckText's error.
 func parseBook(path string, src []byte) (d *document.Document, sha string, hashes []uint64, err error) {
-	if bytes.HasPrefix(src, []byte{0xFF, 0xFE}) || bytes.HasPrefix(src, []byte{0xFE, 0xFF}) || looksUTF16(src) {
+	if isUTF16(src) {
 		return nil, "", nil, CheckText(path, src)
 	}
 	sum := make(chan string, 1)

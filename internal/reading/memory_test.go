@@ -39,6 +39,18 @@ func TestLimitMemory(t *testing.T) {
 	restore()
 	require.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))
 
+	// Bytes mapped outside the heap (internal/quick) lower the heap's
+	// limit by as much, never below memoryBase.
+	restore = LimitMemoryMapped(small, 10<<20)
+	require.Equal(t, int64(memoryFloor-10<<20), debug.SetMemoryLimit(-1))
+	require.Equal(t, -1, debug.SetGCPercent(-1))
+	restore()
+	restore = LimitMemoryMapped(big, 1<<40)
+	require.Equal(t, int64(memoryBase), debug.SetMemoryLimit(-1))
+	restore()
+	require.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1))
+	require.Equal(t, gc, debug.SetGCPercent(gc))
+
 	debug.SetMemoryLimit(1 << 30)
 	defer debug.SetMemoryLimit(math.MaxInt64)
 	restore = LimitMemory(small)
