@@ -100,14 +100,8 @@ func appendFrame(b []byte, e api.Event) ([]byte, error) {
 	return append(b, "\n\n"...), nil
 }
 
-// Write writes and flushes one event.
-func (s *SSEWriter) Write(e api.Event) error {
-	b, err := Frame(e)
-	if err != nil {
-		return err
-	}
-	return s.write(b)
-}
+// Write writes and flushes one event (WriteAll of one).
+func (s *SSEWriter) Write(e api.Event) error { return s.WriteAll([]api.Event{e}, false) }
 
 // WriteAll writes events and then flushes once: the frames reach the
 // client together, each whole. With done, the [DONE] marker follows the
