@@ -90,8 +90,8 @@ var addressPattern = sync.OnceValue(func() *regexp.Regexp {
 		`|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b` + // IPv4[:port]
 		`|\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b` + // IPv6
 		`|(?:\b[0-9a-fA-F]{1,4})?::(?:[0-9a-fA-F]{1,4}:)*[0-9a-fA-F]{1,4}\b` + // IPv6 with ::
-		`|\b[a-zA-Z][a-zA-Z0-9-]*(?:\.[a-zA-Z0-9-]+)*:\d{2,5}\b`)
-}) // host:port
+		`|\b[a-zA-Z][a-zA-Z0-9-]*(?:\.[a-zA-Z0-9-]+)*:\d{2,5}\b`) // host:port
+})
 
 // RedactAddresses replaces the URLs, IP addresses and host:port pairs in s
 // with "<address>".

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,17 +144,8 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.log.Info("storage", "postgres", redactDSN(dsn), "schema", st.Schema(), "node", st.Node(), "lease", a.cfg.Lease())
+	a.log.Info("storage", "postgres", config.RedactURL(dsn), "schema", st.Schema(), "node", st.Node(), "lease", a.cfg.Lease())
 	return st, nil
-}
-
-// redactDSN hides the password of a postgres:// URL.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }
 
 // Config returns the configuration the app was built from.

@@ -97,9 +97,10 @@ func TestClusterOwnership(t *testing.T) {
 	status, env = as(b, "alice", http.MethodPost, "/api/ap/submit", `{"runId":"`+runID+`","toolId":"call_x","params":{"by":"alice"}}`)
 	require.Equal(t, http.StatusOK, status)
 	require.Contains(t, string(env.Data), `"status":"accepted"`, "Alice's submit reaches node A")
-	waitFor(t, func() bool {
+	waitFor(t, func() bool { // the run is finished, then its end recorded on the chat
 		run, err := b.st.GetRun(context.Background(), runID)
-		return err == nil && run.Status == store.RunCompleted
+		chat, cerr := b.st.GetChat(context.Background(), chatID)
+		return err == nil && run.Status == store.RunCompleted && cerr == nil && chat.LastRunID == runID
 	})
 	chat, err := b.st.GetChat(context.Background(), chatID)
 	require.NoError(t, err)

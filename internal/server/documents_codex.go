@@ -59,16 +59,18 @@ type documentCodex struct {
 	Entries    []codexEntryView `json:"entries"`
 }
 
+// noAppendixMsg answers (400) an import from a text without appendix
+// sections, given in the request or, as errNoAppendix, found in the
+// document under its lock.
+const noAppendixMsg = "No appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import"
+
+// errNoAppendix is the document's text without appendix sections: answered
+// with noAppendixMsg.
+var errNoAppendix = errors.New("codex import: the document has no appendix section")
+
 // codexFailure answers an error of a codex call: 404 for an unknown
 // document or entry, 400 for an invalid or ambiguous one (and for a bad
 // pointer), else 500.
-// noAppendixMsg answers an import from a text without appendix sections.
-const noAppendixMsg = "No appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import"
-
-// errNoAppendix is the error of an import from a text without appendix
-// sections.
-var errNoAppendix = errors.New("no appendix section (Characters, Places, Objects, Glossary, Timeline, Style guide) to import")
-
 func (s *Server) codexFailure(w http.ResponseWriter, r *http.Request, id string, err error) {
 	var pe *document.PointerError
 	switch {

@@ -86,11 +86,11 @@ func Frame(e api.Event) ([]byte, error) {
 	return appendFrame(nil, e)
 }
 
-// appendFrame appends the frame of e to b.
+// appendFrame appends the frame of e to b (b as it was on an error).
 func appendFrame(b []byte, e api.Event) ([]byte, error) {
 	data, err := e.MarshalJSON()
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	b = slices.Grow(b, len(data)+32)
 	b = append(b, "id:"...)
@@ -100,18 +100,13 @@ func appendFrame(b []byte, e api.Event) ([]byte, error) {
 	return append(b, "\n\n"...), nil
 }
 
-// Write writes and flushes one event.
-func (s *SSEWriter) Write(e api.Event) error {
-	b, err := Frame(e)
-	if err != nil {
-		return err
-	}
-	return s.write(b)
-}
+// Write writes and flushes one event (WriteAll of one).
+func (s *SSEWriter) Write(e api.Event) error { return s.WriteAll([]api.Event{e}, false) }
 
 // WriteAll writes events and then flushes once: the frames reach the
 // client together, each whole. With done, the [DONE] marker follows the
-// last event in the same flush.
+// last event in the same flush. An event that cannot be encoded ends the
+// write with its error, after the events before it have been sent.
 func (s *SSEWriter) WriteAll(events []api.Event, done bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,6 +114,9 @@ func (s *SSEWriter) WriteAll(events []api.Event, done bool) error {
 	for _, e := range events {
 		var err error
 		if b, err = appendFrame(b, e); err != nil {
+			if len(b) > 0 {
+				err = errors.Join(err, s.writeLocked(b))
+			}
 			return err
 		}
 	}

@@ -204,6 +204,45 @@ func TestServeHeartbeatsBetweenEvents(t *testing.T) {
 	}
 }
 
+// batchSource hands out its batches, one per Next, then is done.
+type batchSource struct{ batches [][]api.Event }
+
+func (s *batchSource) Ready() <-chan struct{} { return nil }
+
+func (s *batchSource) Next(context.Context) ([]api.Event, bool, error) {
+	if len(s.batches) == 0 {
+		return nil, true, nil
+	}
+	out := s.batches[0]
+	s.batches = s.batches[1:]
+	return out, false, nil
+}
+
+// Serve writes every event of a batch, up to and with its terminal event,
+// then the [DONE] marker; an event that cannot be encoded ends the stream
+// with its error after the events before it.
+func TestServeWritesBatches(t *testing.T) {
+	rec := httptest.NewRecorder()
+	src := &batchSource{batches: [][]api.Event{stream[:2], {stream[2], stream[3], stream[2]}, {stream[2]}}}
+	if err := Serve(context.Background(), rec, httptest.NewRequest("POST", "/", nil), src, StreamOptions{Done: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := frame(t, stream[0]) + frame(t, stream[1]) + frame(t, stream[2]) + frame(t, stream[3]) + doneFrame
+	if got := rec.Body.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	bad := api.Event{Seq: 9, Type: api.TypeContentStart, Payload: map[string]any{"f": func() {}}}
+	rec = httptest.NewRecorder()
+	src = &batchSource{batches: [][]api.Event{{stream[0], stream[1], bad, stream[3]}}}
+	if err := Serve(context.Background(), rec, httptest.NewRequest("POST", "/", nil), src, StreamOptions{}); err == nil {
+		t.Error("an event that cannot be encoded is not an error")
+	}
+	if got, want := rec.Body.String(), frame(t, stream[0])+frame(t, stream[1]); got != want {
+		t.Errorf("before the bad event: got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestServeClientDisconnect(t *testing.T) {
 	events := make(chan api.Event)
 	srv, errc := sseServer(t, events, 0, false)

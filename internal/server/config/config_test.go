@@ -301,6 +301,7 @@ func TestStoreMistyped(t *testing.T) {
 	for value, want := range map[string]string{
 		"postgress://aite:secret@db/aite": `"postgress://aite:xxxxx@db/aite" is not a PostgreSQL URL`,
 		"mysql://db/aite":                 "is not a PostgreSQL URL",
+		"mysql://aite:secret%zz@db/aite":  `"(unparsable URL)" is not a PostgreSQL URL`,
 		"host=db dbname=aite":             "a key=value connection string is not accepted",
 	} {
 		_, _, err := load(t, "", env{"AITE_STORE": value}, nil)

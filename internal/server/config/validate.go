@@ -139,20 +139,20 @@ func storeProblem(store string) string {
 	case st == "" || IsPostgres(st):
 		return ""
 	case strings.Contains(st, "://"):
-		return fmt.Sprintf("%q is not a PostgreSQL URL (postgres://… or postgresql://…) and not a SQLite file path", redactURL(st))
+		return fmt.Sprintf("%q is not a PostgreSQL URL (postgres://… or postgresql://…) and not a SQLite file path", RedactURL(st))
 	case keyValueDSN.MatchString(st):
 		return "a key=value connection string is not accepted: give a PostgreSQL URL (postgres://user@host/db) or a SQLite file path"
 	}
 	return ""
 }
 
-// redactURL hides the password of a URL-like value.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return u.String()
-		}
+// RedactURL hides the password of a URL-like value (url.URL.Redacted); a
+// value that does not parse is not quoted at all, since its password could
+// not be found.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
 	}
-	return s
+	return u.Redacted()
 }

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,11 +11,9 @@ import (
 // A journal that does not fit its snapshot (here: a damaged row) is an
 // error, never a wrong text.
 func TestDamagedJournalIsAnError(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "aite.db"))
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	at := time.Date(2026, 2, 12, 11, 0, 0, 0, time.UTC)
-	_, err = s.CreateDocument(bg, store.Document{ID: "d1", Name: "d", Markdown: "# A\n\nB.\n", ItemCount: 2,
+	_, err := s.CreateDocument(bg, store.Document{ID: "d1", Name: "d", Markdown: "# A\n\nB.\n", ItemCount: 2,
 		ItemIDs: []int{1, 2}, NextItemID: 3, CreatedAt: at, UpdatedAt: at})
 	require.NoError(t, err)
 	e := store.DocumentEdit{Revision: 1, Op: "replace", At: at, Splice: &store.Splice{At: 5, Old: "B", New: "C"},

@@ -163,7 +163,7 @@ func (s *Store) appendEvents(ctx context.Context, tx *sql.Tx, runIDs []string, b
 			rows = append(rows, e)
 		}
 	}
-	args := make([]any, 0, 5<<eventRowBits)
+	args := make([]any, 0, 5*min(len(rows), 1<<eventRowBits))
 	for len(rows) > 0 {
 		k := min(eventRowBits, bits.Len(uint(len(rows)))-1) // the largest 1<<k ≤ len(rows)
 		chunk := rows[:1<<k]

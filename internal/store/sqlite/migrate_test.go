@@ -51,6 +51,15 @@ func openAt(t *testing.T, path string, n int) *Store {
 	return s
 }
 
+// openTemp opens a new store in a temporary directory, closed at the end of the test.
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "aite.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	return s
+}
+
 func TestMigrateUpgradesAnOldFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := openAt(t, path, 1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // of writerStatements is prepared at Open (one that is not would be parsed
 // at every call, silently slower).
 func TestWriterStatementsArePrepared(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "aite.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	for _, q := range writerStatements() {
 		if s.ws[q] == nil {
 			t.Errorf("not prepared: %q", q)
@@ -30,11 +25,7 @@ func TestWriterStatementsArePrepared(t *testing.T) {
 // A group commit larger than the biggest prepared INSERT is stored whole,
 // in order, through INSERTs of several sizes (700 = 256+256+128+32+16+8+4).
 func TestAppendEventLogsInPowerOfTwoInserts(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "aite.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	ctx := context.Background()
 	now := time.Now()
 	if err := s.CreateChat(ctx, store.Chat{ID: "c", Name: "c", CreatedAt: now, UpdatedAt: now}); err != nil {
