@@ -448,11 +448,8 @@ func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 		if b == c || len(b.parts) != 1 || b.parts[0].kind != pName || b.titled || b.count <= c.count {
 			continue
 		}
-		forms := f.clusters[b.parts[0].cluster].forms
-		if _, ok := forms[lookupForm(forms, stem+"а")]; !ok {
-			if _, ok := forms[lookupForm(forms, stem+"я")]; !ok {
-				continue
-			}
+		if forms := f.clusters[b.parts[0].cluster].forms; !hasForm(forms, stem+"а") && !hasForm(forms, stem+"я") {
+			continue
 		}
 		if owner != nil {
 			return nil
@@ -462,14 +459,14 @@ func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 	return owner
 }
 
-// lookupForm returns the form of forms that folds to folded, or "".
-func lookupForm(forms map[string]int, folded string) string {
+// hasForm reports whether a form of forms folds to folded.
+func hasForm(forms map[string]int, folded string) bool {
 	for f := range forms {
 		if textnorm.Fold(f) == folded {
-			return f
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 func sameParts(a, b []part) bool {
