@@ -322,17 +322,8 @@ func (m *Matcher) plainMiss(word string) bool {
 // anyPrefix reports whether some term's stem or key base is a prefix of
 // norm.
 func (m *Matcher) anyPrefix(norm string) bool {
-	if m.heads != nil {
-		if len(norm) < 2 {
-			return false
-		}
-		h, hit := head(norm), false
-		for _, x := range m.heads {
-			hit = hit || x == h
-		}
-		if !hit {
-			return false
-		}
+	if m.heads != nil && (len(norm) < 2 || !slices.Contains(m.heads, head(norm))) {
+		return false
 	}
 	for _, p := range m.prefixes {
 		if strings.HasPrefix(norm, p) {
