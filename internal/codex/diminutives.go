@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -113,16 +114,13 @@ func diminutiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 		if d := dominant[b.key]; d != nil && !petTitles[d.parts[0].norm] {
 			continue
 		}
-		full := textnorm.Fold(f.clusters[b.parts[0].cluster].display())
-		for _, want := range fulls {
-			if full != want {
-				continue
-			}
-			if owner != nil && owner != b {
-				return nil // Саша: Александр and Александра both in the book
-			}
-			owner = b
+		if !slices.Contains(fulls, textnorm.Fold(f.clusters[b.parts[0].cluster].display())) {
+			continue
 		}
+		if owner != nil {
+			return nil // Саша: Александр and Александра both in the book
+		}
+		owner = b
 	}
 	return owner
 }
