@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/agent/protocol"
@@ -153,27 +152,6 @@ func (a *Approval) ToolIDs() []string {
 		ids[i] = c.ToolID
 	}
 	return ids
-}
-
-// DecideCalls is the rule of a person's edit decision over the held calls
-// ids (Approval.ToolIDs): the calls chosen names run, in request order and
-// once each (names not of the request are ignored); the verdict is approve
-// when that is every call, deny when none, partial otherwise. The command
-// line's prompt decides by it, and the server reads a /submit by it.
-func DecideCalls(ids, chosen []string) protocol.ConfirmDecision {
-	d := protocol.ConfirmDecision{Verdict: protocol.VerdictPartial, By: protocol.ByUser}
-	for _, id := range ids {
-		if slices.Contains(chosen, id) {
-			d.Approved = append(d.Approved, id)
-		}
-	}
-	switch len(d.Approved) {
-	case 0:
-		d.Verdict = protocol.VerdictDeny
-	case len(ids):
-		d.Verdict = protocol.VerdictApprove
-	}
-	return d
 }
 
 // ApprovalCall is one held call: its parameters (resolved) and the preview

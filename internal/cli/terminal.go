@@ -177,10 +177,10 @@ func (t *terminal) edits(ctx context.Context, a *agent.Approval) (agent.Answer, 
 	return editsAnswer(a, chosen), nil
 }
 
-// editsAnswer approves the calls ids of a (agent.DecideCalls: none is a
+// editsAnswer approves the calls ids of a (protocol.DecideCalls: none is a
 // deny, some a partial approval).
 func editsAnswer(a *agent.Approval, ids []string) agent.Answer {
-	d := agent.DecideCalls(a.ToolIDs(), ids)
+	d := protocol.DecideCalls(a.ToolIDs(), ids)
 	raw, _ := json.Marshal(map[string]any{"decision": d.Verdict, "approved": d.Approved})
 	return agent.Answer{Raw: raw, Approval: &d}
 }

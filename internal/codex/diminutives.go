@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -97,7 +98,7 @@ var petTitles = map[string]bool{"miss": true, "master": true, "мисс": true}
 // of its own, used alone without a title, that no title but Miss or
 // Master owns (dominant, rule 1). nil otherwise.
 func diminutiveOwner(c *compound, comps map[string]*compound, keys []string, f *finder, dominant map[string]*compound) *compound {
-	if len(c.parts) != 1 || c.parts[0].kind != pName || c.titled || c.patronym {
+	if !c.loneName() || c.patronym {
 		return nil
 	}
 	fulls := diminutives()[textnorm.Fold(f.clusters[c.parts[0].cluster].display())]
@@ -107,22 +108,19 @@ func diminutiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 	var owner *compound
 	for _, k := range keys {
 		b := comps[k]
-		if b == c || len(b.parts) != 1 || b.parts[0].kind != pName || b.titled {
+		if b == c || !b.loneName() {
 			continue
 		}
 		if d := dominant[b.key]; d != nil && !petTitles[d.parts[0].norm] {
 			continue
 		}
-		full := textnorm.Fold(f.clusters[b.parts[0].cluster].display())
-		for _, want := range fulls {
-			if full != want {
-				continue
-			}
-			if owner != nil && owner != b {
-				return nil // Саша: Александр and Александра both in the book
-			}
-			owner = b
+		if !slices.Contains(fulls, textnorm.Fold(f.clusters[b.parts[0].cluster].display())) {
+			continue
 		}
+		if owner != nil {
+			return nil // Саша: Александр and Александра both in the book
+		}
+		owner = b
 	}
 	return owner
 }

@@ -77,6 +77,12 @@ type compound struct {
 	patronym bool
 }
 
+// loneName reports a compound of one name alone: no title, no other name
+// (rules 7 and 8 link only those).
+func (c *compound) loneName() bool {
+	return len(c.parts) == 1 && c.parts[0].kind == pName && !c.titled
+}
+
 // bare returns the key of the same names without a title.
 func (c *compound) bare() string {
 	var ks []string
@@ -428,7 +434,7 @@ var possessiveForm = sync.OnceValue(func() *regexp.Regexp {
 // used more often. nil otherwise (a surname in -ин is written with a first
 // name somewhere, or no such name is used).
 func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *finder) *compound {
-	if len(c.parts) != 1 || c.parts[0].kind != pName || c.titled || c.patronym {
+	if !c.loneName() || c.patronym {
 		return nil
 	}
 	stem := ""
@@ -445,14 +451,11 @@ func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 		if b != c && slices.Contains(b.names, c.parts[0].cluster) {
 			return nil // with another name or a title: a surname
 		}
-		if b == c || len(b.parts) != 1 || b.parts[0].kind != pName || b.titled || b.count <= c.count {
+		if b == c || !b.loneName() || b.count <= c.count {
 			continue
 		}
-		forms := f.clusters[b.parts[0].cluster].forms
-		if _, ok := forms[lookupForm(forms, stem+"а")]; !ok {
-			if _, ok := forms[lookupForm(forms, stem+"я")]; !ok {
-				continue
-			}
+		if forms := f.clusters[b.parts[0].cluster].forms; !hasForm(forms, stem+"а") && !hasForm(forms, stem+"я") {
+			continue
 		}
 		if owner != nil {
 			return nil
@@ -462,14 +465,14 @@ func possessiveOwner(c *compound, comps map[string]*compound, keys []string, f *
 	return owner
 }
 
-// lookupForm returns the form of forms that folds to folded, or "".
-func lookupForm(forms map[string]int, folded string) string {
+// hasForm reports whether a form of forms folds to folded.
+func hasForm(forms map[string]int, folded string) bool {
 	for f := range forms {
 		if textnorm.Fold(f) == folded {
-			return f
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 func sameParts(a, b []part) bool {

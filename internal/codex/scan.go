@@ -152,5 +152,5 @@ var patronymic = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\p{Cyrillic}{2,}(?:(?:ович|евич|ьич|ыч|ич)(?:а|у|ем|ом|е)?|(?:овн|евн|ичн)(?:а|ы|е|у|ой|ою))$`)
 })
 
-// isPatronymic reports whether a folded word looks like a patronymic().
+// isPatronymic reports whether a folded word looks like a patronymic.
 func isPatronymic(norm string) bool { return patronymic().MatchString(norm) }

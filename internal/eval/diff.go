@@ -14,8 +14,8 @@ func differingBytes(a, b []byte) int {
 	total := 0
 	var del, ins []byte
 	flush := func() {
-		p := commonPrefix(del, ins)
-		s := commonSuffix(del[p:], ins[p:])
+		p := textdiff.CommonPrefix(del, ins)
+		s := textdiff.CommonSuffix(del[p:], ins[p:])
 		total += max(len(del)-p-s, len(ins)-p-s)
 		del, ins = del[:0], ins[:0]
 	}
@@ -46,20 +46,4 @@ func sameRun(prev, op textdiff.Op) bool {
 		return op.OldLine == prev.OldLine+1
 	}
 	return op.NewLine == prev.NewLine+1 && op.OldLine == prev.OldLine
-}
-
-func commonPrefix(a, b []byte) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-func commonSuffix(a, b []byte) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
-		n++
-	}
-	return n
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/aitexteditor/aite/internal/textdiff"
 )
 
 // Verdict is how a task (or a relay step) was scored.
@@ -159,7 +161,7 @@ func scoreEdit(o Outcome, s bookState) score {
 		return exact(v)
 	case changed && !right:
 		return wrong(v, "the book differs from the gold edit in %d bytes (first at byte %d)",
-			differingBytes(s.expected, s.after), commonPrefix(s.expected, s.after))
+			differingBytes(s.expected, s.after), textdiff.CommonPrefix(s.expected, s.after))
 	case changed:
 		return wrong(v, "the book was changed, although the agent reported that it did not finish")
 	case claimed:

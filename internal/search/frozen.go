@@ -383,16 +383,22 @@ func (x *Index) postingsOf(t termID) []posting {
 	if x.fz != nil {
 		return x.fz.postings(t)
 	}
-	if x.thawed != nil && int(t) < len(x.own) && !x.own[t] {
+	if x.encoded(t) {
 		return x.thawed.postings(t)
 	}
 	return x.post[t]
 }
 
+// encoded reports whether a thawed index still holds term t's postings
+// only in the encoding it was thawed from (no change has touched them).
+func (x *Index) encoded(t termID) bool {
+	return x.thawed != nil && int(t) < len(x.own) && !x.own[t]
+}
+
 // encodedPostings returns the encoding of a term's postings when a thawed
 // index still holds them encoded (no change touched the term).
 func (x *Index) encodedPostings(t termID) ([]byte, bool) {
-	if x.thawed == nil || int(t) >= len(x.own) || x.own[t] {
+	if !x.encoded(t) {
 		return nil, false
 	}
 	off := x.thawed.s[secPostOff]
@@ -407,7 +413,7 @@ func (x *Index) encodedPostings(t termID) ([]byte, bool) {
 // the encoding the index was thawed from the first time. The caller holds
 // the write lock.
 func (x *Index) ownPostings(t termID) []posting {
-	if x.thawed != nil && int(t) < len(x.own) && !x.own[t] {
+	if x.encoded(t) {
 		x.post[t], x.own[t] = x.thawed.postings(t), true
 	}
 	return x.post[t]

@@ -153,7 +153,7 @@ func parseCallDecision(params json.RawMessage, ids []string) (protocol.ConfirmDe
 			return d, errors.New("deny approves nothing; use partial to run some of the calls")
 		}
 	case protocol.VerdictPartial:
-		d.Approved = agent.DecideCalls(ids, approved).Approved // request order, without duplicates
+		d.Approved = protocol.DecideCalls(ids, approved).Approved // request order, without duplicates
 	}
 	return d, nil
 }
@@ -181,7 +181,7 @@ func parseConfirmForm(fields map[string]json.RawMessage, ids []string) (protocol
 		return protocol.ConfirmDecision{}, err
 	}
 	d, err := parseCallDecision(b, ids)
-	if err == nil && d.Verdict == protocol.VerdictPartial && agent.DecideCalls(ids, d.Approved).Verdict == protocol.VerdictApprove {
+	if err == nil && d.Verdict == protocol.VerdictPartial && protocol.DecideCalls(ids, d.Approved).Verdict == protocol.VerdictApprove {
 		d.Verdict = protocol.VerdictApprove // every call listed
 	}
 	return d, err

@@ -1,10 +1,10 @@
 package textnorm
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aitexteditor/aite/internal/testbook"
 )
 
 // mixedParagraph is a Russian/English sample with punctuation, ё and
@@ -21,17 +21,16 @@ func mixedText(n int) string {
 	return strings.Repeat(mixedParagraph, n/len(mixedParagraph)+1)
 }
 
+// sampleBooks are the two sample books, Russian and English.
+var sampleBooks = []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"}
+
 // bookText returns the two sample books (Russian and English) joined,
 // or skips the benchmark if they are absent.
 func bookText(b testing.TB) string {
-	dir := "../../../shared/data/books"
+	books := testbook.Books(b)
 	var sb strings.Builder
-	for _, name := range []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			b.Skipf("sample books not found in %s: %v", dir, err)
-		}
-		sb.Write(data)
+	for _, name := range sampleBooks {
+		sb.Write(books[name])
 	}
 	return sb.String()
 }
@@ -78,12 +77,9 @@ func BenchmarkMatcherBooks(b *testing.B) {
 // each item: a name and a common word of the Russian book (a Cyrillic
 // keyword skips the English book's words at once).
 func BenchmarkMatcherParagraphs(b *testing.B) {
-	dir := "../../../shared/data/books"
-	for _, book := range []string{"zapiski_iz_podpolia.md", "PrideAndPrejudice.md"} {
-		data, err := os.ReadFile(filepath.Join(dir, book))
-		if err != nil {
-			b.Skipf("sample books not found in %s: %v", dir, err)
-		}
+	books := testbook.Books(b)
+	for _, book := range sampleBooks {
+		data := books[book]
 		paras := strings.Split(string(data), "\n\n")
 		for _, kw := range []string{"Симонов", "человек"} {
 			b.Run(strings.TrimSuffix(book, ".md")+"/"+kw, func(b *testing.B) {

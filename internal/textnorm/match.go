@@ -209,12 +209,8 @@ func (m *Matcher) FirstMatch(text string) (Span, bool) {
 // indexNonASCII returns the index of the first byte of s at or after i
 // beyond ASCII, or len(s): eight bytes at a time.
 func indexNonASCII(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			break
-		}
+	for i+8 <= len(s) && le64(s[i:])&highs == 0 {
+		i += 8
 	}
 	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
@@ -326,17 +322,8 @@ func (m *Matcher) plainMiss(word string) bool {
 // anyPrefix reports whether some term's stem or key base is a prefix of
 // norm.
 func (m *Matcher) anyPrefix(norm string) bool {
-	if m.heads != nil {
-		if len(norm) < 2 {
-			return false
-		}
-		h, hit := head(norm), false
-		for _, x := range m.heads {
-			hit = hit || x == h
-		}
-		if !hit {
-			return false
-		}
+	if m.heads != nil && (len(norm) < 2 || !slices.Contains(m.heads, head(norm))) {
+		return false
 	}
 	for _, p := range m.prefixes {
 		if strings.HasPrefix(norm, p) {

@@ -193,42 +193,54 @@ func (r *run) confirm(ctx context.Context, turn int, calls []outcome, d *drainRe
 	return out, nil
 }
 
-// effectiveDecision resolves a decision against the request's tool ids:
-// it returns the approved ids and fills in the effective Verdict, Approved,
-// Denied and By.
+// effectiveDecision resolves a decision against the request's tool ids
+// (DecideCalls): it returns the approved ids and fills in the effective
+// Verdict, Approved, Denied and By.
 func effectiveDecision(dec *ConfirmDecision, ids []string) ([]string, error) {
-	var approved []string
+	var chosen []string
 	switch dec.Verdict {
 	case VerdictApprove:
-		approved = slices.Clone(ids)
+		chosen = ids
 	case VerdictDeny, VerdictTimeout:
 	case VerdictPartial, "":
 		if bad := notIn(dec.Approved, ids); len(bad) > 0 {
 			return nil, fmt.Errorf("the decision approves %s, which %s not part of the request", strings.Join(bad, ", "), isAre(len(bad)))
 		}
-		for _, id := range ids {
-			if slices.Contains(dec.Approved, id) {
-				approved = append(approved, id)
-			}
-		}
+		chosen = dec.Approved
 	default:
 		return nil, fmt.Errorf("unknown decision %q", dec.Verdict)
 	}
-	denied := notIn(ids, approved)
-	switch {
-	case dec.Verdict == VerdictTimeout:
-	case len(denied) == 0:
-		dec.Verdict = VerdictApprove
-	case len(approved) == 0:
-		dec.Verdict = VerdictDeny
-	default:
-		dec.Verdict = VerdictPartial
+	d := DecideCalls(ids, chosen)
+	if dec.Verdict != VerdictTimeout {
+		dec.Verdict = d.Verdict
 	}
-	dec.Approved, dec.Denied = nonNil(approved), nonNil(denied)
+	dec.Approved, dec.Denied = nonNil(d.Approved), nonNil(notIn(ids, d.Approved))
 	if dec.By == "" {
 		dec.By = ByUser
 	}
-	return approved, nil
+	return d.Approved, nil
+}
+
+// DecideCalls is the rule of a person's decision over the calls ids of a
+// request (agent.Approval.ToolIDs): the calls chosen names run, in request
+// order and once each (names not of the request are ignored); the verdict
+// is approve when that is every call, deny when none, partial otherwise.
+// A confirmation resolves its decision by it, the command line's prompt
+// decides by it, and the server reads a /submit by it.
+func DecideCalls(ids, chosen []string) ConfirmDecision {
+	d := ConfirmDecision{Verdict: VerdictPartial, By: ByUser}
+	for _, id := range ids {
+		if slices.Contains(chosen, id) {
+			d.Approved = append(d.Approved, id)
+		}
+	}
+	switch len(d.Approved) {
+	case len(ids):
+		d.Verdict = VerdictApprove
+	case 0:
+		d.Verdict = VerdictDeny
+	}
+	return d
 }
 
 func isAre(n int) string {
