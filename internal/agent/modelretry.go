@@ -162,18 +162,10 @@ func modelErrorInfo(err error) ErrorInfo {
 		switch {
 		case me.refused > 0:
 			info.Message += fmt.Sprintf(" (the provider asked to retry after %s, longer than the %s this server waits; try again later)",
-				seconds(me.refused), seconds(me.maxWait))
+				llm.Seconds(me.refused), llm.Seconds(me.maxWait))
 		case me.waited > 0:
-			info.Message += fmt.Sprintf(" (retried once after the provider's Retry-After of %s)", seconds(me.waited))
+			info.Message += fmt.Sprintf(" (retried once after the provider's Retry-After of %s)", llm.Seconds(me.waited))
 		}
 	}
 	return info
-}
-
-// seconds formats d as whole seconds, or milliseconds below one second.
-func seconds(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%d s", int64(d.Round(time.Second)/time.Second))
 }

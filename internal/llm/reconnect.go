@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"time"
 )
@@ -64,9 +65,12 @@ func (r Reconnect) maxWait() time.Duration {
 }
 
 // Stream streams p's reply to req under the rule: the events of the
-// attempt that succeeds, or the error of the last attempt.
+// attempt that succeeds, or the error of the last attempt; a *RetryError
+// wrapping it when a Retry-After was waited or refused, so that the
+// caller's error says why the call was (or was not) retried.
 func (r Reconnect) Stream(ctx context.Context, p Provider, req *Request) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		var lastWait time.Duration // the Retry-After waited before this attempt
 		for attempt := 0; ; attempt++ {
 			events := 0
 			var failed error
@@ -83,17 +87,53 @@ func (r Reconnect) Stream(ctx context.Context, p Provider, req *Request) iter.Se
 			if failed == nil {
 				return
 			}
-			again, _, _, werr := r.After(ctx, failed, attempt, events)
-			if again {
+			again, waited, refused, werr := r.After(ctx, failed, attempt, events)
+			switch {
+			case again:
+				if waited > 0 {
+					lastWait = waited
+				}
 				continue
-			}
-			if werr != nil {
+			case werr != nil:
 				failed = ContextError(ctx)
+			case refused > 0 || lastWait > 0:
+				failed = &RetryError{Err: failed, Waited: lastWait, Refused: refused, MaxWait: r.maxWait()}
 			}
 			yield(Event{}, failed)
 			return
 		}
 	}
+}
+
+// RetryError is a model call's error with what the retry rule did with
+// the provider's Retry-After: waited it before a reconnect that failed
+// too, or refused it (longer than MaxWait: the call was not retried).
+type RetryError struct {
+	Err     error         // the provider's error of the last attempt
+	Waited  time.Duration // the Retry-After waited before the reconnect (0 if none)
+	Refused time.Duration // the Retry-After not waited, longer than MaxWait (0 if none)
+	MaxWait time.Duration // the longest Retry-After the rule waits
+}
+
+// Error is the provider's error and why the call was or was not retried.
+func (e *RetryError) Error() string {
+	if e.Refused > 0 {
+		return fmt.Sprintf("%v (the provider asked to wait %s, more than the %s the client waits, so it was not retried)",
+			e.Err, Seconds(e.Refused), Seconds(e.MaxWait))
+	}
+	return fmt.Sprintf("%v (retried once after the provider's Retry-After of %s)", e.Err, Seconds(e.Waited))
+}
+
+// Unwrap returns the provider's error.
+func (e *RetryError) Unwrap() error { return e.Err }
+
+// Seconds formats d as whole seconds ("45 s"), or milliseconds below one
+// second ("250 ms"), as the messages about a Retry-After say it.
+func Seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%d s", int64(d.Round(time.Second)/time.Second))
 }
 
 // Reconnecting is p with each call under the default Reconnect rule, for
