@@ -1,8 +1,11 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"iter"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,6 +60,47 @@ func TestReconnect(t *testing.T) {
 			require.True(t, errors.Is(err, tc.err), "%v", err)
 		})
 	}
+}
+
+// An attempt that runs out of the per-call Timeout is not reconnected: the
+// call fails with a *TimeoutError, and only the reconnect is logged, not
+// a timeout or a call its caller ended.
+func TestReconnectTimeout(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	p := llmtest.NewScripted(llmtest.Timeout(), llmtest.Text("never"))
+	r := llm.Reconnect{Timeout: 20 * time.Millisecond, Log: log}
+	_, err := llm.Collect(r.Stream(context.Background(), p, &llm.Request{}))
+	var te *llm.TimeoutError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, 20*time.Millisecond, te.Timeout)
+	require.True(t, llm.IsKind(err, llm.Timeout), "%v", err)
+	require.Len(t, p.Requests(), 1)
+	require.Empty(t, logged.String())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	p = llmtest.NewScripted(llmtest.Fail(&llm.Error{Kind: llm.Network, Message: "reset"}), llmtest.Timeout())
+	r.Timeout = time.Hour
+	_, err = llm.Collect(r.Stream(ctx, cancelOnCall{Scripted: p, n: 2, cancel: cancel}, &llm.Request{}))
+	require.True(t, llm.IsKind(err, llm.Canceled), "%v", err)
+	require.False(t, errors.As(err, &te))
+	require.Contains(t, logged.String(), "reconnecting")
+	require.NotContains(t, logged.String(), "WARN")
+}
+
+// cancelOnCall is a provider whose caller's context is canceled as its
+// call number n starts.
+type cancelOnCall struct {
+	*llmtest.Scripted
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c cancelOnCall) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	if len(c.Requests())+1 == c.n {
+		c.cancel()
+	}
+	return c.Scripted.Stream(ctx, req)
 }
 
 // Reconnecting applies the rule with its defaults and keeps the provider's
