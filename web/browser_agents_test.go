@@ -120,3 +120,28 @@ func TestBrowserAgents(t *testing.T) {
 	}
 	tb.shot("plan")
 }
+
+// refuseChatListJS makes the page's requests for the chat list fail as the
+// server fails one (an error envelope), from now on.
+const refuseChatListJS = `(() => {
+  const real = window.fetch;
+  window.fetch = (url, opts) => String(url).startsWith('/api/ap/chats')
+    ? Promise.resolve(new Response(JSON.stringify({ code: 503, msg: 'the chat list is unavailable' }),
+      { status: 503, headers: { 'Content-Type': 'application/json' } }))
+    : real(url, opts);
+})()`
+
+// A refresh of the chat list that fails (when a new chat starts, and when
+// its run ends) is reported as every failed request is, in a toast.
+func TestBrowserChatListErrorShown(t *testing.T) {
+	needBrowser(t)
+	a := startApp(t, appOptions{})
+	tb := newTab(t)
+	doc := a.documents(t, "")[0]
+	tb.open(a.base, "/#doc="+doc.DocumentID)
+	tb.waitJS("the chat list", `!!document.querySelector('.chat-head .history option')`, 20*time.Second)
+	tb.run("refuse the chat list", chromedp.Evaluate[chromedp.Void](refuseChatListJS))
+	tb.ask("LATENCY 2 1")
+	tb.waitJS("the answer", `!document.querySelector('.composer .send').disabled && document.querySelectorAll('.content').length > 0`, 30*time.Second)
+	tb.waitJS("the error reported", `[...document.querySelectorAll('.toasts .toast.error')].some(el => el.textContent === 'the chat list is unavailable')`, 10*time.Second)
+}

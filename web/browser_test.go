@@ -212,18 +212,31 @@ func (tb *tab) click(sel string) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
 	defer cancel()
-	for {
+	for pause := clickRetryFirst; ; pause = min(2*pause, clickRetryMost) {
 		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
 		if err == nil {
 			return
 		}
 		// The app re-rendered the element between finding it and clicking
-		// it (a list refreshed meanwhile): find it again.
+		// it (a list refreshed meanwhile): find it again once the
+		// rendering had a moment, within the click's 20 s.
 		if !strings.Contains(err.Error(), "Could not find node with given id") || ctx.Err() != nil {
 			tb.t.Fatalf("click %s: %v", sel, err)
 		}
+		select {
+		case <-ctx.Done():
+			tb.t.Fatalf("click %s: %v (then %v)", sel, err, ctx.Err())
+		case <-time.After(pause):
+		}
 	}
 }
+
+// The pauses between the tries of a click: doubling from the first to at
+// most the longest.
+const (
+	clickRetryFirst = 10 * time.Millisecond
+	clickRetryMost  = 250 * time.Millisecond
+)
 
 // typeInto focuses an input or textarea and sets its value.
 func (tb *tab) typeInto(sel, value string) {

@@ -16,7 +16,7 @@ import (
 // a Retry-After honoured up to MaxRetryWait and named in run.error, a reset
 // mid-stream retriable but never reconnected, and no internal address in
 // the message a client sees. Both run kinds (the modes and the protocol
-// runtime) go through modelRetry.
+// runtime) go through streamModel (llm.Reconnect).
 func TestModelRetryRule(t *testing.T) {
 	rateLimited := func(after time.Duration) *llm.Error {
 		return &llm.Error{Kind: llm.RateLimited, Status: 429, Message: "slow down", RetryAfter: after}

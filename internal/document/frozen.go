@@ -72,21 +72,44 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 // for. It lets go of each item as soon as it is encoded, so the items and
 // their encoding are never both held whole: d must not be used
 // afterwards. A document too large to encode is returned as it is, with
-// the error; should the encoding not decode (it cannot), the document is
-// nil.
+// the error. Should the encoding fail once items are let go (its strings
+// outgrow 32-bit offsets) or not decode, the document is the source parsed
+// again with the IDs the encoded records hold, with the error (nil if it
+// has no parser to parse with).
 func (d *Document) Lighten() (*Document, error) {
 	if d.lazy != nil {
 		return d, nil
 	}
 	parts, err := d.encode(true)
-	if err != nil {
-		return d, err
+	if parts == nil {
+		return d, err // refused before an item was let go
 	}
-	out, err := Decode(d.text.Bytes(), bytes.Join(parts, nil), d.parser)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		out, derr := Decode(d.text.Bytes(), bytes.Join(parts, nil), d.parser)
+		if derr == nil {
+			return out, nil
+		}
+		err = derr
 	}
-	return out, nil
+	return d.reparse(parts[1]), err
+}
+
+// reparse is the document parsed again from its source, with the IDs of
+// its records (an encoding's record section): what Lighten gives when
+// the items it let go cannot be decoded, so the IDs are only read then.
+// A parse that finds other items than the records keeps its own IDs.
+func (d *Document) reparse(recs []byte) *Document {
+	if d.parser == nil {
+		return nil
+	}
+	src := d.text.Bytes()
+	out := New(src, d.parser.ParseWindow(src, 0, 0, len(src)), d.parser)
+	ids := make([]int, len(recs)/recSize)
+	for i := range ids {
+		ids[i] = int(binary.LittleEndian.Uint32(recs[i*recSize:]))
+	}
+	_ = out.RestoreIDs(ids, d.nextID)
+	return out
 }
 
 // encodeChunks is the number of chunks the n items of a document are
@@ -95,6 +118,8 @@ func (d *Document) Lighten() (*Document, error) {
 var encodeChunks = func(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/4096)) }
 
 // encode is EncodeParts; release lets go of the items as they are encoded.
+// An error after they are let go comes with the records (parts[1]), where
+// their IDs are then kept; one before, with no parts.
 //
 // The items are encoded in chunks, in parallel on a big document: each
 // chunk writes its records into its share of the record section and the
@@ -156,7 +181,7 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 		base += len(b)
 	}
 	if base >= math.MaxUint32 {
-		return nil, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
+		return [][]byte{nil, recs}, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
 	}
 	tops := make([]byte, 0, 8*len(d.tops))
 	for _, t := range d.tops {

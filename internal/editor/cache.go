@@ -62,18 +62,12 @@ var lightenFrom = 16 << 20 // a variable for the tests
 // of their memory, so the parse's items go, as they are encoded, before
 // the index is built (which reads the texts without building items) and
 // the cache is written (which writes that encoding). The first command on
-// a big book then needs far less memory. Should that fail (a document too
-// large to encode), the document stays as it is.
+// a big book then needs far less memory. A document too large to encode
+// stays as it is; one whose encoding fails after its items are let go is
+// parsed again with its IDs (Lighten does both).
 func lighten(d *document.Document) *document.Document {
-	src := d.Source()
-	ids, next := d.ItemIDs()
-	out, err := d.Lighten()
-	if err == nil || out != nil {
-		return out
-	}
-	again := markdown.Parse(src) // cannot happen: its own encoding did not decode
-	_ = again.RestoreIDs(ids, next)
-	return again
+	out, _ := d.Lighten()
+	return out
 }
 
 // writeCache writes the cache of the book file at path, whose bytes are

@@ -1,8 +1,13 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"iter"
+	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +15,7 @@ import (
 
 	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
+	"github.com/aitexteditor/aite/internal/llm/openai"
 )
 
 // The one retry rule of a model call: one reconnect, only before the first
@@ -56,6 +62,47 @@ func TestReconnect(t *testing.T) {
 	}
 }
 
+// An attempt that runs out of the per-call Timeout is not reconnected: the
+// call fails with a *TimeoutError, and only the reconnect is logged, not
+// a timeout or a call its caller ended.
+func TestReconnectTimeout(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	p := llmtest.NewScripted(llmtest.Timeout(), llmtest.Text("never"))
+	r := llm.Reconnect{Timeout: 20 * time.Millisecond, Log: log}
+	_, err := llm.Collect(r.Stream(context.Background(), p, &llm.Request{}))
+	var te *llm.TimeoutError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, 20*time.Millisecond, te.Timeout)
+	require.True(t, llm.IsKind(err, llm.Timeout), "%v", err)
+	require.Len(t, p.Requests(), 1)
+	require.Empty(t, logged.String())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	p = llmtest.NewScripted(llmtest.Fail(&llm.Error{Kind: llm.Network, Message: "reset"}), llmtest.Timeout())
+	r.Timeout = time.Hour
+	_, err = llm.Collect(r.Stream(ctx, cancelOnCall{Scripted: p, n: 2, cancel: cancel}, &llm.Request{}))
+	require.True(t, llm.IsKind(err, llm.Canceled), "%v", err)
+	require.False(t, errors.As(err, &te))
+	require.Contains(t, logged.String(), "reconnecting")
+	require.NotContains(t, logged.String(), "WARN")
+}
+
+// cancelOnCall is a provider whose caller's context is canceled as its
+// call number n starts.
+type cancelOnCall struct {
+	*llmtest.Scripted
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c cancelOnCall) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	if len(c.Requests())+1 == c.n {
+		c.cancel()
+	}
+	return c.Scripted.Stream(ctx, req)
+}
+
 // Reconnecting applies the rule with its defaults and keeps the provider's
 // abilities.
 func TestReconnecting(t *testing.T) {
@@ -65,6 +112,54 @@ func TestReconnecting(t *testing.T) {
 	require.Equal(t, "a", resp.Message.Content)
 	require.Len(t, p.Requests(), 2)
 	require.False(t, llm.SupportsJSONSchema(llm.Reconnecting(p), "m"))
+}
+
+// A caller outside the agent runtime whose provider answers 429 with a
+// Retry-After longer than the rule waits gets the provider's error saying
+// so, not retried; one whose reconnect after a Retry-After failed too is
+// told it was waited. Against the fake OpenAI-compatible server, with the
+// adapter's own retries off as the model registry builds it.
+func TestReconnectingSaysWhyNotRetried(t *testing.T) {
+	limited := func(wait string) llmtest.Response {
+		return llmtest.Response{Status: 429, Header: http.Header{"Retry-After": {wait}},
+			Body: `{"error":{"message":"rate limit reached"}}`}
+	}
+	for _, tc := range []struct {
+		name     string
+		replies  []llmtest.Response
+		requests int
+		says     string
+		waited   []time.Duration
+	}{
+		{"refused", []llmtest.Response{limited("45")}, 1,
+			"(the provider asked to wait 45 s, more than the 30 s the client waits, so it was not retried)", nil},
+		{"waited", []llmtest.Response{limited("2"), limited("2")}, 2,
+			"(retried once after the provider's Retry-After of 2 s)", []time.Duration{2 * time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tc.replies...)
+			p := srv.Provider(openai.Config{MaxRetries: -1})
+			var waited []time.Duration
+			r := llm.Reconnect{Sleep: func(_ context.Context, d time.Duration) error {
+				waited = append(waited, d)
+				return nil
+			}}
+			_, err := llm.Collect(r.Stream(context.Background(), p, &llm.Request{Model: "m"}))
+			require.Error(t, err)
+			require.Len(t, srv.Requests(), tc.requests)
+			require.Equal(t, tc.waited, waited)
+			require.True(t, strings.HasSuffix(err.Error(), tc.says), err.Error())
+			require.Contains(t, err.Error(), "rate limit reached")
+			require.True(t, llm.IsKind(err, llm.RateLimited), "%v", err)
+			var re *llm.RetryError
+			require.ErrorAs(t, err, &re)
+		})
+	}
+	// The same through Reconnecting, with its real defaults: no wait at all.
+	srv := llmtest.NewServer(t, limited("120"))
+	_, err := llm.Collect(llm.Reconnecting(srv.Provider(openai.Config{MaxRetries: -1})).Stream(context.Background(), &llm.Request{Model: "m"}))
+	require.ErrorContains(t, err, "the provider asked to wait 120 s, more than the 30 s the client waits, so it was not retried")
+	require.Len(t, srv.Requests(), 1)
 }
 
 func TestSleep(t *testing.T) {

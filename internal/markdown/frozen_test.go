@@ -111,6 +111,34 @@ func TestLighten(t *testing.T) {
 	sameDocument(t, want, got)
 }
 
+// Should a lightened document's encoding not decode (here a heading made
+// level 7 after the parse, which Decode refuses), Lighten gives the source
+// parsed again with the IDs the items had, and says why.
+func TestLightenFallsBackToAParse(t *testing.T) {
+	src := []byte(editBook)
+	want := Parse(src)
+	ids, next := want.ItemIDs()
+	for i := range ids {
+		ids[i] = 3*i + 7
+	}
+	next += 3 * len(ids)
+	require.NoError(t, want.RestoreIDs(ids, next))
+	d := Parse(src)
+	require.NoError(t, d.RestoreIDs(ids, next))
+	damaged := false
+	for _, it := range d.Items() {
+		if it.Kind == document.Heading && !damaged {
+			it.Level, damaged = 7, true
+		}
+	}
+	require.True(t, damaged)
+	got, err := d.Lighten()
+	require.ErrorIs(t, err, document.ErrCorrupt)
+	require.NotNil(t, got)
+	sameDocument(t, want, got)
+	require.Nil(t, d.At(0), "the items were let go")
+}
+
 // A decoded document edits exactly like the parsed one, and an edited
 // document encodes its current items and IDs.
 func TestEncodeDecodeEdits(t *testing.T) {

@@ -92,17 +92,10 @@ func (x *Index) EncodeParts() ([][]byte, error) {
 		s[secStems] = append(s[secStems], lx.stems[t]...)
 		s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(posts.size))
 		if raw, ok := x.encodedPostings(t); ok {
-			posts.add(raw, true)
-			continue
+			posts.keep(raw)
+		} else {
+			posts.write(x.postingsOf(t))
 		}
-		var b []byte
-		prev := int32(0)
-		for _, p := range x.postingsOf(t) {
-			b = binary.AppendUvarint(b, uint64(p.item-prev))
-			b = binary.AppendUvarint(b, uint64(p.tf))
-			prev = p.item
-		}
-		posts.add(b, false)
 	}
 	s[secStemOff] = binary.LittleEndian.AppendUint32(s[secStemOff], uint32(len(s[secStems])))
 	s[secPostOff] = binary.LittleEndian.AppendUint32(s[secPostOff], uint32(posts.size))
@@ -144,33 +137,43 @@ func (x *Index) EncodeParts() ([][]byte, error) {
 
 // postParts gathers a section as parts: pieces of the encoding an index
 // was thawed from are taken as they are (adjacent ones as one part), new
-// bytes are copied into a buffer of their own.
+// postings are encoded into a buffer of their own.
 type postParts struct {
 	parts [][]byte
 	size  int
 	buf   []byte // the new bytes; parts refer to it
 }
 
-// add appends b: kept, as it is (it must not change); else a copy.
-func (p *postParts) add(b []byte, kept bool) {
+// keep appends b, a piece of an encoding, as it is (it must not change).
+func (p *postParts) keep(b []byte) {
 	if len(b) == 0 {
 		return
 	}
 	p.size += len(b)
-	if p.extend(b) {
+	if !p.extend(b) {
+		p.parts = append(p.parts, b)
+	}
+}
+
+// write appends the encoding of a term's postings (the gap from the
+// previous item ID and the term frequency, as uvarints), written straight
+// into the buffer: a new one when what is left of it may not hold them
+// (append grows it, should a number outgrow 32 bits).
+func (p *postParts) write(ps []posting) {
+	if len(ps) == 0 {
 		return
 	}
-	if !kept {
-		if len(p.buf)+len(b) > cap(p.buf) {
-			p.buf = make([]byte, 0, max(1<<20, len(b)))
-		}
-		start := len(p.buf)
-		p.buf = append(p.buf, b...)
-		if b = p.buf[start:len(p.buf):cap(p.buf)]; p.extend(b) {
-			return
-		}
+	if need := len(ps) * 2 * binary.MaxVarintLen32; len(p.buf)+need > cap(p.buf) {
+		p.buf = make([]byte, 0, max(1<<20, need))
 	}
-	p.parts = append(p.parts, b)
+	start := len(p.buf)
+	prev := int32(0)
+	for _, q := range ps {
+		p.buf = binary.AppendUvarint(p.buf, uint64(q.item-prev))
+		p.buf = binary.AppendUvarint(p.buf, uint64(q.tf))
+		prev = q.item
+	}
+	p.keep(p.buf[start:len(p.buf):cap(p.buf)])
 }
 
 // extend adds b to the last part when b follows it in memory.

@@ -138,7 +138,7 @@ export class ChatPanel {
         this.chatId = ev.chatId;
         localStorage.setItem(CHAT_KEY + this.docId, ev.chatId);
         this.agent.disabled = true;
-        this.loadHistory().catch(() => {}); // the new chat is listed while its first run goes on
+        this.loadHistory().catch(this.ctx.onError); // the new chat is listed while its first run goes on
         break;
       case 'run.start':
         this.setRunning(ev.runId);
@@ -168,7 +168,7 @@ export class ChatPanel {
       this.setRunning(null);
       return;
     }
-    this.loadHistory().catch(() => {});
+    this.loadHistory().catch(this.ctx.onError);
   }
 
   send() {

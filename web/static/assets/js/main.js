@@ -149,6 +149,7 @@ async function openDocument(id, at) {
   const edited = debounce(() => changed(pendingEdits.splice(0)).catch(report), 150);
   const chat = new ChatPanel({
     jump,
+    onError: report,
     onEdit: (ev) => { pendingEdits.push(ev.newPointer || ev.pointer); edited(); },
     highlight: (ptr, color) => reader.jumpToPointer(ptr, { flash: true }).then(() => {
       const el = reader.el.querySelector(`[data-pointer="${CSS.escape(ptr)}"]`) || null;
