@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aitexteditor/aite/internal/jsontext"
+	"github.com/aitexteditor/aite/internal/llm"
 	"github.com/aitexteditor/aite/internal/llm/llmtest"
 	"github.com/aitexteditor/aite/internal/store/postgres/pgtest"
 )
@@ -45,18 +47,27 @@ import (
 // being started; startup-ms long), p99-steady-µs over the rest (likewise
 // direct-…).
 //
+// Between the two, the floor (issue 21, fourth pass): the same 200 clients
+// read the same fake model through floorRelay, the thinnest server that
+// does the server's unavoidable work (the adapter opening the model's
+// stream, one SSE event written and flushed per delta) and nothing else.
+// floor-p99-ratio, its p99 over the straight read's, is what no server can
+// beat on this machine under this load; floor-cpu-µs/event is its CPU per
+// event measured as server-cpu-µs/event is, and floor-events/s its rate.
+//
 //	go test -run '^$' -bench Load200 -benchtime 1x ./internal/server/
 func BenchmarkLoad200(b *testing.B) {
 	fakeURL, gauge := loadModelGauged(b)
 	h := newHarness(b, harnessOptions{modelURL: fakeURL})
 	client := loadClient()
 	peak := watchHeap()
-	var serverDelays, directDelays []sample
+	relay := floorRelay(b, fakeURL)
+	var serverDelays, directDelays, floorDelays []sample
 	// The start-up's (before every stream had begun) and the rest.
 	var serverStartup, serverSteady, directStartup, directSteady []sample
-	var events, errs atomic.Int64
-	var elapsed, directCPU, throughCPU, directRamp, serverRamp time.Duration
-	var direct, through concurrency
+	var events, floorEvents, errs atomic.Int64
+	var elapsed, floorElapsed, directCPU, throughCPU, floorCPU, directRamp, serverRamp time.Duration
+	var direct, through, floor concurrency
 	b.ResetTimer()
 	for range b.N {
 		runtime.GC()
@@ -72,6 +83,14 @@ func BenchmarkLoad200(b *testing.B) {
 		directDelays = append(directDelays, ds...)
 		runtime.GC()
 		gauge.reset()
+		begin, cpu = time.Now(), processCPU()
+		floorDelays = append(floorDelays, loadThrough(client, queryOn(client, relay), &errs, &floorEvents)...)
+		floorCPU += processCPU() - cpu
+		floorElapsed += time.Since(begin)
+		floor.add(gauge.read())
+		allStarted(b, gauge, "through the floor relay", &errs)
+		runtime.GC()
+		gauge.reset()
 		start, cpu := time.Now(), processCPU()
 		ss := loadThrough(client, queryOn(client, h.srv.URL), &errs, &events)
 		throughCPU += processCPU() - cpu
@@ -85,11 +104,13 @@ func BenchmarkLoad200(b *testing.B) {
 	}
 	b.StopTimer()
 	heap := peak()
-	if want := b.N * loadRuns * loadDeltas; len(serverDelays) != want || len(directDelays) != want {
-		b.Errorf("deltas received: %d through the server, %d straight, want %d each", len(serverDelays), len(directDelays), want)
+	if want := b.N * loadRuns * loadDeltas; len(serverDelays) != want || len(directDelays) != want || len(floorDelays) != want {
+		b.Errorf("deltas received: %d through the server, %d straight, %d through the floor relay, want %d each",
+			len(serverDelays), len(directDelays), len(floorDelays), want)
 	}
 	sp50, sp99 := percentile(serverDelays, 50), percentile(serverDelays, 99)
 	dp50, dp99 := percentile(directDelays, 50), percentile(directDelays, 99)
+	fp50, fp99 := percentile(floorDelays, 50), percentile(floorDelays, 99)
 	b.ReportMetric(float64(events.Load())/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(sp50.Microseconds()), "p50-µs")
 	b.ReportMetric(float64(sp99.Microseconds()), "p99-µs")
@@ -107,12 +128,61 @@ func BenchmarkLoad200(b *testing.B) {
 		b.ReportMetric(float64((throughCPU-directCPU).Microseconds())/float64(n), "server-cpu-µs/event")
 	}
 	b.ReportMetric(float64(directCPU.Microseconds())/float64(b.N*loadRuns*loadDeltas), "direct-cpu-µs/delta")
+	b.ReportMetric(float64(fp50.Microseconds()), "floor-p50-µs")
+	b.ReportMetric(float64(fp99.Microseconds()), "floor-p99-µs")
+	b.ReportMetric(ratio(fp99, dp99), "floor-p99-ratio")
+	b.ReportMetric(float64(floorEvents.Load())/floorElapsed.Seconds(), "floor-events/s")
+	if n := floorEvents.Load(); n > 0 {
+		b.ReportMetric(float64((floorCPU-directCPU).Microseconds())/float64(n), "floor-cpu-µs/event")
+	}
+	b.ReportMetric(floor.mean/float64(b.N), "floor-concurrency")
 	b.ReportMetric(direct.mean/float64(b.N), "direct-concurrency")
 	b.ReportMetric(through.mean/float64(b.N), "server-concurrency")
 	b.ReportMetric(direct.peak, "direct-peak-concurrency")
 	b.ReportMetric(through.peak, "server-peak-concurrency")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	b.ReportMetric(heap, "peak-heap-MB")
+}
+
+// floorRelay starts the floor of the load benchmark: the thinnest relay
+// that does the server's unavoidable work for one query, and nothing else.
+// A POST opens the fake model's stream with the server's adapter (the real
+// OpenAI provider on its own HTTP client, as the harness's) and writes
+// every text delta as one SSE event, the delta as a JSON string, flushed
+// at once: no store, no agent runtime, no run manager, no JSON beyond the
+// delta's string. The ratio of its delays to the straight read's is the
+// best any server could reach on this machine under this load. Returns its
+// URL.
+func floorRelay(b *testing.B, fakeURL string) string {
+	p := newFakeModels(nil, fakeURL).p
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		rc := http.NewResponseController(w)
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		if rc.Flush() != nil {
+			return
+		}
+		req := &llm.Request{Model: "fake-model", Messages: []llm.Message{{Role: llm.RoleUser, Content: "Go"}}}
+		var frame []byte
+		seq := int64(0)
+		for ev, err := range p.Stream(r.Context(), req) {
+			if err != nil {
+				return // the client counts the deltas it missed
+			}
+			if ev.Kind != llm.EventTextDelta {
+				continue
+			}
+			seq++
+			frame = append(strconv.AppendInt(append(frame[:0], "id:"...), seq, 10), "\ndata:"...)
+			frame = append(jsontext.AppendString(frame, ev.Text), "\n\n"...)
+			if _, err := w.Write(frame); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // allStarted returns when the phase's last stream began at the fake model;

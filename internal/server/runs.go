@@ -401,7 +401,6 @@ func (r *Run) stored(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	done := r.pending[:n]
-	r.pending = r.pending[n:]
 	r.tail = append(r.tail, done...)
 	r.tail = trimTail(r.tail)
 	for _, e := range done {
@@ -410,6 +409,15 @@ func (r *Run) stored(n int) {
 			continue
 		}
 		r.visible = e.ev.Seq
+	}
+	if n == len(r.pending) {
+		// All stored (the usual case): the next events reuse the array
+		// (the stored ones are copied into the tail), which a slice moved
+		// past them would have to reallocate every few events.
+		clear(done)
+		r.pending = r.pending[:0]
+	} else {
+		r.pending = r.pending[n:]
 	}
 	r.signalLocked()
 }

@@ -181,6 +181,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 		}
 		defer u.s.Close()
 		defer u.sse.release()
-		newTurn(p, req.Model, yield).run(ctx, u)
+		t := newTurn(p, req.Model, yield)
+		t.run(ctx, u)
+		if t.ended {
+			u.sse.drain(cancel)
+		}
 	}
 }

@@ -3,9 +3,11 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // maxEventBytes bounds one SSE line or event.
@@ -25,9 +27,14 @@ type sseReader struct {
 	data []byte // the current event's data
 }
 
-// readers recycles the 32 KiB buffers of the readers of ended streams: a
-// server streaming many runs would otherwise allocate one per model call.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+// readers recycles the buffers of the readers of ended streams: a server
+// streaming many runs would otherwise allocate one per model call. 4 KiB,
+// the HTTP transport's own read buffer: a read of the body returns at most
+// that much anyway (the chunked reader reads from the transport's buffer),
+// so a larger buffer gains nothing and costs clearing and collecting when
+// the pool, emptied by the collector, has none to give; a longer line is
+// assembled (readLine).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
 
 func newSSEReader(body io.Reader) *sseReader {
 	r := readers.Get().(*bufio.Reader)
@@ -43,6 +50,25 @@ func (s *sseReader) release() {
 		readers.Put(s.r)
 		s.r = nil
 	}
+}
+
+// What drain reads after [DONE] at most, and how long it waits for it.
+const (
+	drainBytes = 4 << 10
+	drainWait  = 50 * time.Millisecond
+)
+
+// drain reads what follows [DONE], normally only the end of the chunked
+// body, so that the HTTP transport keeps the connection for the next call
+// instead of closing it (a body closed before its end takes its connection
+// with it: one TCP, and with a real endpoint one TLS, handshake per model
+// call). A server that sends more than drainBytes after [DONE], or does not
+// end the response within drainWait, gets its connection closed as before:
+// cancel, the request context's, ends the read.
+func (s *sseReader) drain(cancel context.CancelFunc) {
+	t := time.AfterFunc(drainWait, cancel)
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, s.r, drainBytes)
 }
 
 // next returns the next non-blank data payload (valid until the following

@@ -20,6 +20,7 @@ type turn struct {
 	yield  func(llm.Event, error) bool
 	calls  accumulator
 	finish llm.FinishReason
+	ended  bool // the stream ended at [DONE] or at the end of the body
 }
 
 func newTurn(p *Provider, model string, yield func(llm.Event, error) bool) *turn {
@@ -49,6 +50,7 @@ func (t *turn) run(ctx context.Context, u *upstream) {
 		var err error
 		data, err = u.sse.next()
 		if err == io.EOF {
+			t.ended = true
 			break
 		}
 		if err != nil {
