@@ -116,18 +116,26 @@ func waitUntil(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestClaimExpiredRuns: b claims a's runs once a's lease has expired, and
-// only then; a can no longer write them; c, claiming at the same time,
-// never gets a run b got.
-func TestClaimExpiredRuns(t *testing.T) {
-	dsn, a, b := twoNodes(t)
-	c := pgtest.Open(t, dsn, "c")
+// sixRunsOfA opens nodes a, b and c on one new schema, all with a live
+// lease; a has started runs r0…r5 in chats c0…c5.
+func sixRunsOfA(t *testing.T) (dsn string, a, b, c *postgres.Store) {
+	t.Helper()
+	dsn, a, b = twoNodes(t)
+	c = pgtest.Open(t, dsn, "c")
 	_, err := c.RenewLease(bg, time.Minute)
 	require.NoError(t, err)
 	for i := range 6 {
 		chat(t, a, fmt.Sprintf("c%d", i))
 		require.NoError(t, a.StartRun(bg, store.Run{ID: fmt.Sprintf("r%d", i), ChatID: fmt.Sprintf("c%d", i), StartedAt: t0}))
 	}
+	return dsn, a, b, c
+}
+
+// TestClaimExpiredRuns: b claims a's runs once a's lease has expired, and
+// only then; a can no longer write them; c, claiming at the same time,
+// never gets a run b got.
+func TestClaimExpiredRuns(t *testing.T) {
+	_, a, b, c := sixRunsOfA(t)
 	require.NoError(t, a.AppendEvents(bg, "r0", event(1, "run.start")))
 	chat(t, b, "cb")
 	require.NoError(t, b.StartRun(bg, store.Run{ID: "rb", ChatID: "cb", StartedAt: t0}))
@@ -138,7 +146,7 @@ func TestClaimExpiredRuns(t *testing.T) {
 
 	_, err = a.RenewLease(bg, time.Millisecond)
 	require.NoError(t, err)
-	var byB, byC []store.Run
+	claimed := map[string]string{} // run → the node that claimed it
 	waitUntil(t, func() bool {
 		var wg sync.WaitGroup
 		var errB, errC error
@@ -148,18 +156,15 @@ func TestClaimExpiredRuns(t *testing.T) {
 		wg.Wait()
 		require.NoError(t, errB)
 		require.NoError(t, errC)
-		byB, byC = append(byB, gotB...), append(byC, gotC...)
-		return len(byB)+len(byC) == 6
+		for node, got := range map[string][]store.Run{"b": gotB, "c": gotC} {
+			for _, r := range got {
+				require.Empty(t, claimed[r.ID], "run %s claimed twice: by %s and by %s", r.ID, claimed[r.ID], node)
+				require.Equal(t, store.RunRunning, r.Status)
+				claimed[r.ID] = node
+			}
+		}
+		return len(claimed) == 6
 	})
-	claimed := map[string]string{}
-	for _, r := range byB {
-		claimed[r.ID] = "b"
-		require.Equal(t, store.RunRunning, r.Status)
-	}
-	for _, r := range byC {
-		require.Empty(t, claimed[r.ID], "run %s claimed twice", r.ID)
-		claimed[r.ID] = "c"
-	}
 	require.Len(t, claimed, 6)
 	require.NotContains(t, claimed, "rb", "b's own run stays b's")
 
@@ -460,4 +465,98 @@ func TestListEventsAfter(t *testing.T) {
 	got, err = b.ListEventsAfter(bg, nil)
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+// TestClaimAfterAConcurrentClaim makes the race of two claims happen every
+// time: c's claim takes its snapshot, locks and updates its first run and
+// then waits (a test-only trigger on runs waits on an advisory lock the
+// test holds); b claims the other runs and commits; then c goes on and
+// reaches runs that b owns now, that c's snapshot still shows as a's.
+// READ COMMITTED re-checks such a row against its newest version, and c
+// must leave it to b.
+func TestClaimAfterAConcurrentClaim(t *testing.T) {
+	dsn, a, b, c := sixRunsOfA(t)
+	admin, err := pgx.Connect(bg, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close(bg) })
+	// Key (7301, 22) is this test's own: the two-key advisory locks never
+	// meet the one-key locks of the store's logs.
+	_, err = admin.Exec(bg, `CREATE FUNCTION hold_claims_by_c() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.node_id = 'c' AND OLD.node_id <> 'c' THEN PERFORM pg_advisory_xact_lock(7301, 22); END IF;
+			RETURN NEW;
+		END $$`)
+	require.NoError(t, err)
+	_, err = admin.Exec(bg, `CREATE TRIGGER hold_claims_by_c BEFORE UPDATE ON runs
+		FOR EACH ROW EXECUTE FUNCTION hold_claims_by_c()`)
+	require.NoError(t, err)
+	_, err = admin.Exec(bg, `SELECT pg_advisory_lock(7301, 22)`)
+	require.NoError(t, err)
+	held := true
+	release := func() {
+		if held {
+			_, err := admin.Exec(bg, `SELECT pg_advisory_unlock(7301, 22)`)
+			require.NoError(t, err)
+			held = false
+		}
+	}
+	defer release()
+
+	_, err = a.RenewLease(bg, time.Millisecond)
+	require.NoError(t, err)
+	waitUntil(t, func() bool {
+		var expired bool
+		require.NoError(t, admin.QueryRow(bg, `SELECT lease_until < now() FROM nodes WHERE node_id = 'a'`).Scan(&expired))
+		return expired
+	})
+
+	var gotC []store.Run
+	var errC error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		gotC, errC = c.ClaimExpiredRuns(bg)
+	}()
+	waitUntil(t, func() bool { // c has claimed its first run and waits in the trigger
+		var waiting bool
+		require.NoError(t, admin.QueryRow(bg, `SELECT EXISTS (SELECT 1 FROM pg_locks
+			WHERE locktype = 'advisory' AND classid = 7301 AND objid = 22 AND NOT granted)`).Scan(&waiting))
+		return waiting
+	})
+	gotB, err := b.ClaimExpiredRuns(bg)
+	require.NoError(t, err)
+	require.NotEmpty(t, gotB, "c's claim locked every run before its first update: this plan cannot show the race")
+	release()
+	<-done
+	require.NoError(t, errC)
+	require.NotEmpty(t, gotC)
+
+	owners := map[string]string{}
+	for _, r := range gotB {
+		owners[r.ID] = "b"
+	}
+	for _, r := range gotC {
+		require.Empty(t, owners[r.ID], "run %s claimed by both b and c (b got %v, c got %v)", r.ID, ids(gotB), ids(gotC))
+		owners[r.ID] = "c"
+	}
+	require.Len(t, owners, 6)
+	rows, err := admin.Query(bg, `SELECT run_id, node_id FROM runs`)
+	require.NoError(t, err)
+	stored, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var p [2]string
+		return p, r.Scan(&p[0], &p[1])
+	})
+	require.NoError(t, err)
+	for _, p := range stored {
+		require.Equal(t, owners[p[0]], p[1], "the owner of run %s", p[0])
+	}
+}
+
+// ids returns the ids of runs, in order.
+func ids(runs []store.Run) []string {
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		out[i] = r.ID
+	}
+	return out
 }

@@ -76,20 +76,34 @@ func (s *Store) StartRun(ctx context.Context, r store.Run) error {
 }
 
 // ClaimExpiredRuns implements store.Leases. The runs are picked with FOR
-// UPDATE SKIP LOCKED, so nodes claiming at once never claim the same run,
-// and a run whose owner is writing its log right now waits for the next
-// claim. A node without a live lease of its own claims nothing. Rows of
-// nodes whose lease ended a day ago and that own no running run are
-// removed on the way.
+// UPDATE SKIP LOCKED: a run another claim, or its owner finishing it, has
+// locked is left for the next claim. A node without a live lease of its own
+// claims nothing. Rows of nodes whose lease ended a day ago and that own no
+// running run are removed on the way.
+//
+// A run is claimed only while its owner is still the node the statement's
+// snapshot saw with an expired lease: the candidates (expired) are read
+// first, with their owners, and the lock compares the run's owner with
+// that one. Under READ COMMITTED a row another claim updated and committed
+// after this statement's snapshot is re-checked in its newest version, but
+// joined with the rows of the other tables as first found (the old nodes
+// row, or none); a lease test in the join alone let such a run, now owned
+// by a live node, pass again and be claimed twice. A NOT EXISTS on nodes
+// fails the same way (the planner makes it an anti-join, re-checked with
+// no nodes row). The row's own node_id compared with the owner read from
+// the snapshot drops it (TestClaimAfterAConcurrentClaim).
 func (s *Store) ClaimExpiredRuns(ctx context.Context) ([]store.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	cols := "r." + strings.ReplaceAll(strings.Join(strings.Fields(runColumns), " "), ", ", ", r.")
-	rows, err := s.pool.Query(ctx, `UPDATE runs r SET node_id = $1
-		FROM (SELECT c.run_id FROM runs c LEFT JOIN nodes n ON n.node_id = c.node_id
+	rows, err := s.pool.Query(ctx, `WITH expired AS MATERIALIZED (
+			SELECT c.run_id, c.node_id FROM runs c LEFT JOIN nodes n ON n.node_id = c.node_id
 			WHERE c.status = 'running' AND c.node_id <> $1 AND (n.node_id IS NULL OR n.lease_until < now())
-				AND EXISTS (SELECT 1 FROM nodes me WHERE me.node_id = $1 AND me.lease_until > now())
+				AND EXISTS (SELECT 1 FROM nodes me WHERE me.node_id = $1 AND me.lease_until > now()))
+		UPDATE runs r SET node_id = $1
+		FROM (SELECT c.run_id FROM runs c JOIN expired e ON e.run_id = c.run_id
+			WHERE c.status = 'running' AND c.node_id = e.node_id
 			ORDER BY c.run_id FOR UPDATE OF c SKIP LOCKED) claimed
 		WHERE r.run_id = claimed.run_id
 		RETURNING `+cols, s.node)
