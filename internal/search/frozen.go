@@ -386,6 +386,9 @@ func (x *Index) postingsOf(t termID) []posting {
 	if x.encoded(t) {
 		return x.thawed.postings(t)
 	}
+	if p := x.pend[t]; p != nil {
+		return p.merged(x.post[t])
+	}
 	return x.post[t]
 }
 
@@ -455,7 +458,7 @@ func (x *Index) thaw() {
 	lex.counts = make([]int32, f.nTerms)
 	posts := &frozenIndex{nTerms: f.nTerms}
 	posts.s[secPostOff], posts.s[secPosts] = bytes.Clone(f.s[secPostOff]), bytes.Clone(f.s[secPosts])
-	x.post, x.thawed, x.own = make([][]posting, f.nTerms), posts, make([]bool, f.nTerms)
+	x.post, x.thawed, x.own, x.pend = make([][]posting, f.nTerms), posts, make([]bool, f.nTerms), map[termID]*pending{}
 	for t := range f.nTerms {
 		stem := strings.Clone(f.stem(termID(t)))
 		lex.stems[t] = stem

@@ -39,19 +39,56 @@ func (x *Index) applyDiff(id int32, before, after []termFreq) {
 	for i < len(before) || j < len(after) {
 		switch {
 		case j == len(after) || i < len(before) && before[i].term < after[j].term:
-			x.post[before[i].term] = removePosting(x.ownPostings(before[i].term), id)
+			x.removePosting(before[i].term, id)
 			i++
 		case i == len(before) || after[j].term < before[i].term:
-			x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
+			x.setPosting(after[j].term, id, after[j].tf)
 			j++
 		default:
 			if before[i].tf != after[j].tf {
-				x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
+				x.setPosting(after[j].term, id, after[j].tf)
 			}
 			i++
 			j++
 		}
 	}
+}
+
+// A change to a long postings list (a common word's: as long as the book
+// is) is not made by moving the list's tail, which would make an edit cost
+// O(book): a removed item is marked in place (tf 0, a tombstone) and an
+// item inserted before the list's end goes to a short sorted list of
+// additions. Readers see the two merged (postingsOf); the merge is written
+// back when the additions pass maxAdds or the tombstones an eighth of the
+// list, so a change costs O(log list + maxAdds) plus its share of a merge.
+// (Variables for the tests.)
+var (
+	longList = 1024
+	maxAdds  = 256
+)
+
+// pending is what a long postings list has not merged yet: its additions
+// (sorted by item, none of them in the list) and its number of tombstones.
+type pending struct {
+	adds []posting
+	dead int
+}
+
+// merged returns list without its tombstones, merged with p's additions.
+func (p *pending) merged(list []posting) []posting {
+	out := make([]posting, 0, len(list)-p.dead+len(p.adds))
+	j := 0
+	for _, q := range list {
+		if q.tf == 0 {
+			continue
+		}
+		for j < len(p.adds) && p.adds[j].item < q.item {
+			out = append(out, p.adds[j])
+			j++
+		}
+		out = append(out, q)
+	}
+	return append(out, p.adds[j:]...)
 }
 
 // findPosting returns the position of item id in a postings list, or where
@@ -60,25 +97,84 @@ func findPosting(list []posting, id int32) (int, bool) {
 	return slices.BinarySearchFunc(list, id, func(p posting, id int32) int { return int(p.item - id) })
 }
 
-// setPosting sets (inserting if needed) item id's frequency in list.
-func setPosting(list []posting, id, tf int32) []posting {
+// setPosting sets (inserting if needed) item id's frequency in term t's
+// postings.
+func (x *Index) setPosting(t termID, id, tf int32) {
+	list := x.ownPostings(t)
 	if n := len(list); n == 0 || list[n-1].item < id {
-		return append(list, posting{id, tf})
+		x.post[t] = append(list, posting{id, tf})
+		return
 	}
+	p := x.pend[t]
 	i, ok := findPosting(list, id)
-	if ok {
+	switch {
+	case ok:
+		if list[i].tf == 0 {
+			p.dead--
+		}
 		list[i].tf = tf
-		return list
+	case p == nil && len(list) < longList:
+		x.post[t] = slices.Insert(list, i, posting{id, tf})
+		return
+	default:
+		p = x.pendOf(t)
+		if j, ok := findPosting(p.adds, id); ok {
+			p.adds[j].tf = tf
+		} else {
+			p.adds = slices.Insert(p.adds, j, posting{id, tf})
+		}
 	}
-	return slices.Insert(list, i, posting{id, tf})
+	x.settle(t)
 }
 
-// removePosting removes item id from list.
-func removePosting(list []posting, id int32) []posting {
-	if i, ok := findPosting(list, id); ok {
-		return slices.Delete(list, i, i+1)
+// removePosting removes item id from term t's postings.
+func (x *Index) removePosting(t termID, id int32) {
+	list := x.ownPostings(t)
+	p := x.pend[t]
+	i, ok := findPosting(list, id)
+	switch {
+	case ok && p == nil && len(list) < longList:
+		x.post[t] = slices.Delete(list, i, i+1)
+		return
+	case ok && list[i].tf != 0:
+		p = x.pendOf(t)
+		list[i].tf = 0
+		p.dead++
+	case !ok && p != nil:
+		if j, ok := findPosting(p.adds, id); ok {
+			p.adds = slices.Delete(p.adds, j, j+1)
+		}
 	}
-	return list
+	x.settle(t)
+}
+
+// pendOf returns term t's pending changes, making them.
+func (x *Index) pendOf(t termID) *pending {
+	p := x.pend[t]
+	if p == nil {
+		if x.pend == nil {
+			x.pend = map[termID]*pending{}
+		}
+		p = &pending{}
+		x.pend[t] = p
+	}
+	return p
+}
+
+// settle writes term t's pending changes into its list when they are
+// many, and forgets them when there are none.
+func (x *Index) settle(t termID) {
+	p := x.pend[t]
+	if p == nil {
+		return
+	}
+	if len(p.adds) > maxAdds || p.dead > len(x.post[t])/8 {
+		x.post[t] = p.merged(x.post[t])
+		p.adds, p.dead = nil, 0
+	}
+	if len(p.adds) == 0 && p.dead == 0 {
+		delete(x.pend, t)
+	}
 }
 
 // isFresh reports whether x reflects d as it is now. Caller holds a lock.

@@ -211,3 +211,35 @@ func TestParallelBuildEqualsSerial(t *testing.T) {
 		serial.rebuildWith(d, 1)
 	}
 }
+
+// The same with every postings list long: changes go to tombstones and
+// additions, merged into the lists now and then, and the index is still
+// exactly a fresh Build's, through updates and a resync.
+func TestUpdateRandomEditsPending(t *testing.T) {
+	defer func(l, a int) { longList, maxAdds = l, a }(longList, maxAdds)
+	longList, maxAdds = 2, 3
+	d := markdown.Parse(example(t))
+	x := Build(d)
+	words := vocabulary(d)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for applied := 0; applied < 200; {
+		ids, ok := randomEdit(d, rng, words)
+		if !ok {
+			continue
+		}
+		applied++
+		x.Update(d, ids...)
+		if applied%20 == 0 {
+			require.NotEmpty(t, x.pend, "some changes are pending")
+			requireSameAsFresh(t, d, x)
+		}
+	}
+	for applied := 0; applied < 10; {
+		if _, ok := randomEdit(d, rng, words); ok {
+			applied++
+		}
+	}
+	_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
+	require.NoError(t, err)
+	requireSameAsFresh(t, d, x)
+}
