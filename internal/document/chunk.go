@@ -86,16 +86,31 @@ func newTopChunks(tops []Span, k int) []*topChunk {
 	return out
 }
 
-// chunkOf returns the position in d.chunks of the chunk holding item i
-// (0 <= i < d.n).
-func (d *Document) chunkOf(i int) int {
-	return sort.Search(len(d.chunks), func(k int) bool { return d.chunks[k].idx > i }) - 1
+// locate returns the position in chunks of the one holding element i,
+// where first gives the index of a chunk's first element.
+func locate[C any](chunks []C, first func(C) int, i int) int {
+	return sort.Search(len(chunks), func(k int) bool { return first(chunks[k]) > i }) - 1
 }
 
-// topChunkOf returns the position in d.tchunks of the chunk holding top k.
-func (d *Document) topChunkOf(k int) int {
-	return sort.Search(len(d.tchunks), func(j int) bool { return d.tchunks[j].idx > k }) - 1
+// touched returns the chunks [a, b] holding the n elements' [i0, i1), or
+// the one i0 falls in (the last for i0 == n) when the range is empty.
+func touched[C any](chunks []C, first func(C) int, n, i0, i1 int) (int, int) {
+	a := locate(chunks, first, min(i0, n-1))
+	if i1 > i0 {
+		return a, locate(chunks, first, i1-1)
+	}
+	return a, a
 }
+
+func (c *chunk) first() int    { return c.idx }
+func (c *topChunk) first() int { return c.idx }
+
+// chunkOf returns the position in d.chunks of the chunk holding item i
+// (0 <= i < d.n).
+func (d *Document) chunkOf(i int) int { return locate(d.chunks, (*chunk).first, i) }
+
+// topChunkOf returns the position in d.tchunks of the chunk holding top k.
+func (d *Document) topChunkOf(k int) int { return locate(d.tchunks, (*topChunk).first, k) }
 
 // at returns item i of a document that is not lazy (0 <= i < d.n).
 func (d *Document) at(i int) *Item {
@@ -164,11 +179,7 @@ func (d *Document) replaceItems(i0, i1 int, repl []*Item, delta, dTop int) {
 		d.setItems(repl)
 		return
 	}
-	a := d.chunkOf(min(i0, d.n-1))
-	b := a
-	if i1 > i0 {
-		b = d.chunkOf(i1 - 1)
-	}
+	a, b := touched(d.chunks, (*chunk).first, d.n, i0, i1)
 	ca, cb := d.chunks[a], d.chunks[b]
 	items := make([]*Item, 0, i0-ca.idx+len(repl)+len(cb.items)+chunkSize)
 	items = append(items, ca.items[:i0-ca.idx]...) // they stay where they are
@@ -202,11 +213,7 @@ func (d *Document) replaceTops(k0, k1 int, repl []Span, delta int) {
 		d.setTops(repl)
 		return
 	}
-	a := d.topChunkOf(min(k0, d.ntops-1))
-	b := a
-	if k1 > k0 {
-		b = d.topChunkOf(k1 - 1)
-	}
+	a, b := touched(d.tchunks, (*topChunk).first, d.ntops, k0, k1)
 	ca, cb := d.tchunks[a], d.tchunks[b]
 	tops := make([]Span, 0, k0-ca.idx+len(repl)+len(cb.spans)+chunkSize)
 	for _, t := range ca.spans[:k0-ca.idx] { // they stay where they are
