@@ -152,15 +152,22 @@ func TestResyncAfterRandomEdits(t *testing.T) {
 	words := vocabulary(d)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for round := 0; round < 5; round++ {
-		for applied := 0; applied < 10; {
-			if _, ok := randomEdit(d, rng, words); ok {
-				applied++
-			}
-		}
-		_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
-		require.NoError(t, err)
-		requireSameAsFresh(t, d, x)
+		requireResync(t, d, x, rng, words)
 	}
+}
+
+// requireResync makes 10 edits the index is not told of, then checks that
+// a query brings it up to date: exactly what a fresh Build gives.
+func requireResync(t *testing.T, d *document.Document, x *Index, rng *rand.Rand, words []string) {
+	t.Helper()
+	for applied := 0; applied < 10; {
+		if _, ok := randomEdit(d, rng, words); ok {
+			applied++
+		}
+	}
+	_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
+	require.NoError(t, err)
+	requireSameAsFresh(t, d, x)
 }
 
 func TestConcurrentReads(t *testing.T) {
@@ -234,12 +241,5 @@ func TestUpdateRandomEditsPending(t *testing.T) {
 			requireSameAsFresh(t, d, x)
 		}
 	}
-	for applied := 0; applied < 10; {
-		if _, ok := randomEdit(d, rng, words); ok {
-			applied++
-		}
-	}
-	_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
-	require.NoError(t, err)
-	requireSameAsFresh(t, d, x)
+	requireResync(t, d, x, rng, words)
 }
