@@ -225,6 +225,7 @@ func (d *Document) commit(text Text, v *validator, k0, k1 int) {
 	d.replaceTops(k0, k1+1, v.reg.Tops, v.delta)
 	if v.p.remove >= 0 {
 		delete(d.byID, v.p.target.ID)
+		d.unlabel(v.p.target)
 	}
 	for _, it := range repl {
 		d.byID[it.ID] = it

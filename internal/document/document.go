@@ -325,11 +325,16 @@ func (d *Document) Tops() []Span {
 }
 
 // relabel recomputes labels for items[from:to], where from is at a heading
-// or the document start and to is at a heading or the end.
+// or the document start and to is at a heading or the end, and keeps the
+// label index (if built) in step: an edit relabels its section, not the
+// book, and no label outside it changes.
 func (d *Document) relabel(from, to int) {
 	head, p := "", 0
 	if from > 0 {
 		head, p = d.sectionBefore(from)
+	}
+	for it := range d.walk(from, to) {
+		d.unlabel(it)
 	}
 	lab := pointer.NewLabelerAt(head, p)
 	for it := range d.walk(from, to) {
@@ -338,8 +343,17 @@ func (d *Document) relabel(from, to int) {
 		} else {
 			it.Label = lab.Item()
 		}
+		if d.labels != nil {
+			d.labels[it.Label] = it
+		}
 	}
-	d.labels = nil
+}
+
+// unlabel takes an item out of the label index (if built).
+func (d *Document) unlabel(it *Item) {
+	if d.labels != nil && d.labels[it.Label] == it {
+		delete(d.labels, it.Label)
+	}
 }
 
 // sectionBefore returns the heading label and the p count in effect just
