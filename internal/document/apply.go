@@ -173,7 +173,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 // window returns the range of top-level blocks to re-parse: every block the
 // splice touches, the target's block, and one neighbour on each side.
 func (d *Document) window(p plan) (int, int) {
-	n := d.ntops
+	n := d.tops.n
 	if n == 0 {
 		return 0, -1
 	}
@@ -189,7 +189,7 @@ func (d *Document) window(p plan) (int, int) {
 // there shows a block that runs on over blank lines (an unclosed HTML
 // block or fence at the end of the book).
 func (d *Document) gapEnd(k int) int {
-	if k+1 >= d.ntops {
+	if k+1 >= d.tops.n {
 		return d.text.Len()
 	}
 	cur, next := d.top(k), d.top(k+1)
@@ -202,9 +202,9 @@ func (d *Document) gapEnd(k int) int {
 
 // itemsInTops returns the item index range whose Top lies in [k0, k1].
 func (d *Document) itemsInTops(k0, k1 int) (int, int) {
-	i0 := sort.Search(d.n, func(i int) bool { return d.at(i).Top() >= k0 }) // items are in Top order
+	i0 := sort.Search(d.items.n, func(i int) bool { return d.at(i).Top() >= k0 }) // items are in Top order
 	i1 := i0
-	for it := range d.walk(i0, d.n) {
+	for it := range d.walk(i0, d.items.n) {
 		if it.Top() > k1 {
 			break
 		}
@@ -217,9 +217,6 @@ func (d *Document) itemsInTops(k0, k1 int) (int, int) {
 // chunks the window touches and moves the later ones (chunk.go).
 func (d *Document) commit(text Text, v *validator, k0, k1 int) {
 	repl := v.result()
-	for i, it := range repl {
-		it.index = v.i0 + i
-	}
 	dTop := len(v.reg.Tops) - (k1 - k0 + 1)
 	d.replaceItems(v.i0, v.i1, repl, v.delta, dTop)
 	d.replaceTops(k0, k1+1, v.reg.Tops, v.delta)

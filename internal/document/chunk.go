@@ -15,18 +15,31 @@ import (
 // tests.)
 var chunkSize = 256
 
-// chunk is a run of consecutive items: idx is the Index of its first item,
-// off the offset and top the top-level block its numbers count from.
-type chunk struct {
+// chunk is a run of consecutive elements of a chunked list: idx is the
+// index of its first element, off the offset and top the top-level block
+// its elements' numbers count from.
+type chunk[E any] struct {
 	off, idx, top int
-	items         []*Item
+	elems         []E
 }
 
-// topChunk is a run of consecutive top-level spans: idx is the index of its
-// first span, off the offset its spans count from.
-type topChunk struct {
-	off, idx int
-	spans    []Span
+// holder is how the elements of a chunked list hold their numbers.
+type holder[E any] interface {
+	// base returns the offset and the top-level block a chunk starting
+	// with e (free) counts from.
+	base(e E) (off, top int)
+	// place returns free e, at index i, with its numbers relative to c,
+	// which holds it from now on.
+	place(c *chunk[E], e E, i int) E
+	// free returns e of chunk c with absolute numbers, moved by delta
+	// bytes, dn places and dTop top-level blocks, held by no chunk.
+	free(c *chunk[E], e E, delta, dn, dTop int) E
+}
+
+// chunked is a list of n elements held in chunks.
+type chunked[E any, H holder[E]] struct {
+	chunks []*chunk[E]
+	n      int
 }
 
 // runs splits n elements into runs of chunkSize (the last one longer, up to
@@ -46,89 +59,49 @@ func runs(n int) iter.Seq2[int, int] {
 	}
 }
 
-// setItems puts items, whose numbers are absolute, into fresh chunks.
-func (d *Document) setItems(items []*Item) {
-	d.chunks, d.n, d.flat = d.chunks[:0], len(items), nil
-	d.chunks = append(d.chunks, newChunks(items)...)
+// set makes free elems, which it keeps, the list.
+func (l *chunked[E, H]) set(elems []E) {
+	l.chunks, l.n = newChunks[E, H](elems, 0), len(elems)
 }
 
-// newChunks puts items with absolute numbers into chunks.
-func newChunks(items []*Item) []*chunk {
-	var out []*chunk
-	for from, to := range runs(len(items)) {
-		first := items[from]
-		c := &chunk{off: first.Start(), idx: first.Index(), top: first.Top(), items: items[from:to:to]}
-		for _, it := range c.items {
-			it.index, it.start, it.end, it.top = it.Index()-c.idx, it.Start()-c.off, it.End()-c.off, it.Top()-c.top
-			it.c = c
+// newChunks puts free elems, the first at index idx, into chunks; it keeps
+// elems.
+func newChunks[E any, H holder[E]](elems []E, idx int) []*chunk[E] {
+	var h H
+	var out []*chunk[E]
+	for from, to := range runs(len(elems)) {
+		off, top := h.base(elems[from])
+		c := &chunk[E]{off: off, idx: idx + from, top: top, elems: elems[from:to:to]}
+		for i, e := range c.elems {
+			c.elems[i] = h.place(c, e, c.idx+i)
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// setTops puts absolute spans into fresh chunks.
-func (d *Document) setTops(tops []Span) {
-	d.tchunks, d.ntops, d.flatTops = d.tchunks[:0], len(tops), nil
-	d.tchunks = append(d.tchunks, newTopChunks(tops, 0)...)
+// locate returns the position in l.chunks of the one holding element i
+// (0 <= i < l.n).
+func (l *chunked[E, H]) locate(i int) int {
+	return sort.Search(len(l.chunks), func(k int) bool { return l.chunks[k].idx > i }) - 1
 }
 
-// newTopChunks puts absolute spans, the first of them top k, into chunks.
-func newTopChunks(tops []Span, k int) []*topChunk {
-	var out []*topChunk
-	for from, to := range runs(len(tops)) {
-		c := &topChunk{off: tops[from].Start, idx: k + from, spans: make([]Span, to-from)}
-		for i, t := range tops[from:to] {
-			c.spans[i] = Span{Start: t.Start - c.off, End: t.End - c.off}
-		}
-		out = append(out, c)
-	}
-	return out
+// at returns element i (0 <= i < l.n) and its chunk.
+func (l *chunked[E, H]) at(i int) (*chunk[E], E) {
+	c := l.chunks[l.locate(i)]
+	return c, c.elems[i-c.idx]
 }
 
-// locate returns the position in chunks of the one holding element i,
-// where first gives the index of a chunk's first element.
-func locate[C any](chunks []C, first func(C) int, i int) int {
-	return sort.Search(len(chunks), func(k int) bool { return first(chunks[k]) > i }) - 1
-}
-
-// touched returns the chunks [a, b] holding the n elements' [i0, i1), or
-// the one i0 falls in (the last for i0 == n) when the range is empty.
-func touched[C any](chunks []C, first func(C) int, n, i0, i1 int) (int, int) {
-	a := locate(chunks, first, min(i0, n-1))
-	if i1 > i0 {
-		return a, locate(chunks, first, i1-1)
-	}
-	return a, a
-}
-
-func (c *chunk) first() int    { return c.idx }
-func (c *topChunk) first() int { return c.idx }
-
-// chunkOf returns the position in d.chunks of the chunk holding item i
-// (0 <= i < d.n).
-func (d *Document) chunkOf(i int) int { return locate(d.chunks, (*chunk).first, i) }
-
-// topChunkOf returns the position in d.tchunks of the chunk holding top k.
-func (d *Document) topChunkOf(k int) int { return locate(d.tchunks, (*topChunk).first, k) }
-
-// at returns item i of a document that is not lazy (0 <= i < d.n).
-func (d *Document) at(i int) *Item {
-	c := d.chunks[d.chunkOf(i)]
-	return c.items[i-c.idx]
-}
-
-// walk yields the items [from, to) of a document that is not lazy, in
-// order.
-func (d *Document) walk(from, to int) iter.Seq[*Item] {
-	return func(yield func(*Item) bool) {
+// each yields the elements [from, to) in order, each with its chunk.
+func (l *chunked[E, H]) each(from, to int) iter.Seq2[*chunk[E], E] {
+	return func(yield func(*chunk[E], E) bool) {
 		if from >= to {
 			return
 		}
-		for k := d.chunkOf(from); k < len(d.chunks) && d.chunks[k].idx < to; k++ {
-			c := d.chunks[k]
-			for _, it := range c.items[max(0, from-c.idx):min(len(c.items), to-c.idx)] {
-				if !yield(it) {
+		for k := l.locate(from); k < len(l.chunks) && l.chunks[k].idx < to; k++ {
+			c := l.chunks[k]
+			for _, e := range c.elems[max(0, from-c.idx):min(len(c.elems), to-c.idx)] {
+				if !yield(c, e) {
 					return
 				}
 			}
@@ -136,11 +109,115 @@ func (d *Document) walk(from, to int) iter.Seq[*Item] {
 	}
 }
 
-// top returns top-level span k (0 <= k < d.ntops) of a document that is
+// replace replaces the elements [i0, i1) by repl, free and with their
+// final numbers, and moves the elements after them by delta bytes, dTop
+// top-level blocks and the change in count. Only the chunks holding i0..i1
+// (the one i0 falls in when the range is empty, and a short one's
+// neighbour) are rebuilt, in new chunks, so an element the edit removed
+// keeps the numbers it had; the chunks after them only move their bases.
+func (l *chunked[E, H]) replace(i0, i1 int, repl []E, delta, dTop int) {
+	var h H
+	dn := len(repl) - (i1 - i0)
+	if len(l.chunks) == 0 {
+		l.set(repl)
+		return
+	}
+	a := l.locate(min(i0, l.n-1))
+	b := a
+	if i1 > i0 {
+		b = l.locate(i1 - 1)
+	}
+	ca, cb := l.chunks[a], l.chunks[b]
+	elems := make([]E, 0, i0-ca.idx+len(repl)+len(cb.elems)+chunkSize)
+	for _, e := range ca.elems[:i0-ca.idx] {
+		elems = append(elems, h.free(ca, e, 0, 0, 0)) // they stay where they are
+	}
+	elems = append(elems, repl...)
+	for _, e := range cb.elems[i1-cb.idx:] {
+		elems = append(elems, h.free(cb, e, delta, dn, dTop))
+	}
+	for len(elems) < chunkSize/2 && b+1 < len(l.chunks) {
+		b++
+		c := l.chunks[b]
+		for _, e := range c.elems {
+			elems = append(elems, h.free(c, e, delta, dn, dTop))
+		}
+	}
+	for _, c := range l.chunks[b+1:] {
+		c.off += delta
+		c.idx += dn
+		c.top += dTop
+	}
+	l.chunks = slices.Replace(l.chunks, a, b+1, newChunks[E, H](elems, ca.idx)...)
+	l.n += dn
+}
+
+// itemHolder: an item holds its numbers itself, relative to the chunk it
+// points at (absolute when it points at none).
+type itemHolder struct{}
+
+func (itemHolder) base(it *Item) (int, int) { return it.Start(), it.Top() }
+
+func (itemHolder) place(c *chunk[*Item], it *Item, i int) *Item {
+	it.index, it.start, it.end, it.top = i-c.idx, it.start-c.off, it.end-c.off, it.top-c.top
+	it.c = c
+	return it
+}
+
+func (itemHolder) free(_ *chunk[*Item], it *Item, delta, dn, dTop int) *Item {
+	it.index, it.start, it.end, it.top = it.Index()+dn, it.Start()+delta, it.End()+delta, it.Top()+dTop
+	it.c = nil
+	return it
+}
+
+// spanHolder: a chunk holds its spans relative to its offset.
+type spanHolder struct{}
+
+func (spanHolder) base(t Span) (int, int) { return t.Start, 0 }
+
+func (spanHolder) place(c *chunk[Span], t Span, _ int) Span {
+	return Span{Start: t.Start - c.off, End: t.End - c.off}
+}
+
+func (spanHolder) free(c *chunk[Span], t Span, delta, _, _ int) Span {
+	return Span{Start: c.off + t.Start + delta, End: c.off + t.End + delta}
+}
+
+// setItems puts items, whose numbers are absolute, into fresh chunks; it
+// keeps the slice.
+func (d *Document) setItems(items []*Item) {
+	d.items.set(items)
+	d.flat = nil
+}
+
+// setTops puts absolute spans into fresh chunks; it keeps the slice.
+func (d *Document) setTops(tops []Span) {
+	d.tops.set(tops)
+	d.flatTops = nil
+}
+
+// at returns item i of a document that is not lazy (0 <= i < d.Len()).
+func (d *Document) at(i int) *Item {
+	_, it := d.items.at(i)
+	return it
+}
+
+// walk yields the items [from, to) of a document that is not lazy, in
+// order.
+func (d *Document) walk(from, to int) iter.Seq[*Item] {
+	return func(yield func(*Item) bool) {
+		for _, it := range d.items.each(from, to) {
+			if !yield(it) {
+				return
+			}
+		}
+	}
+}
+
+// top returns top-level span k (0 <= k < d.tops.n) of a document that is
 // not lazy.
 func (d *Document) top(k int) Span {
-	c := d.tchunks[d.topChunkOf(k)]
-	t := c.spans[k-c.idx]
+	c, t := d.tops.at(k)
 	return Span{Start: c.off + t.Start, End: c.off + t.End}
 }
 
@@ -148,9 +225,9 @@ func (d *Document) top(k int) Span {
 // slice, built on the first call after an edit.
 func (d *Document) flatItems() []*Item {
 	if d.flat == nil {
-		d.flat = make([]*Item, 0, d.n)
-		for _, c := range d.chunks {
-			d.flat = append(d.flat, c.items...)
+		d.flat = make([]*Item, 0, d.items.n)
+		for _, c := range d.items.chunks {
+			d.flat = append(d.flat, c.elems...)
 		}
 	}
 	return d.flat
@@ -159,81 +236,23 @@ func (d *Document) flatItems() []*Item {
 // flatTopSpans is flatItems for the top-level spans.
 func (d *Document) flatTopSpans() []Span {
 	if d.flatTops == nil {
-		d.flatTops = make([]Span, 0, d.ntops)
-		for k := range d.ntops {
-			d.flatTops = append(d.flatTops, d.top(k))
+		d.flatTops = make([]Span, 0, d.tops.n)
+		for c, t := range d.tops.each(0, d.tops.n) {
+			d.flatTops = append(d.flatTops, Span{Start: c.off + t.Start, End: c.off + t.End})
 		}
 	}
 	return d.flatTops
 }
 
-// replaceItems replaces the items [i0, i1) by repl, whose numbers are
-// absolute and final, and moves the items after them by delta bytes, dTop
-// top-level blocks and the change in count. Only the chunks holding i0..i1
-// (and a short one's neighbour) are rebuilt, in new chunks: an item an
-// edit removed keeps the numbers it had.
+// replaceItems replaces the items [i0, i1) by repl (chunked.replace).
 func (d *Document) replaceItems(i0, i1 int, repl []*Item, delta, dTop int) {
-	dn := len(repl) - (i1 - i0)
+	d.items.replace(i0, i1, repl, delta, dTop)
 	d.flat = nil
-	if len(d.chunks) == 0 {
-		d.setItems(repl)
-		return
-	}
-	a, b := touched(d.chunks, (*chunk).first, d.n, i0, i1)
-	ca, cb := d.chunks[a], d.chunks[b]
-	items := make([]*Item, 0, i0-ca.idx+len(repl)+len(cb.items)+chunkSize)
-	items = append(items, ca.items[:i0-ca.idx]...) // they stay where they are
-	items = append(items, repl...)
-	moved := len(items)
-	items = append(items, cb.items[i1-cb.idx:]...)
-	for len(items) < chunkSize/2 && b+1 < len(d.chunks) {
-		b++
-		items = append(items, d.chunks[b].items...)
-	}
-	for _, it := range items[moved:] {
-		it.index, it.start, it.end, it.top = it.Index()+dn, it.Start()+delta, it.End()+delta, it.Top()+dTop
-		it.c = nil
-	}
-	for _, c := range d.chunks[b+1:] {
-		c.off += delta
-		c.idx += dn
-		c.top += dTop
-	}
-	d.chunks = slices.Replace(d.chunks, a, b+1, newChunks(items)...)
-	d.n += dn
 }
 
-// replaceTops replaces the top-level spans [k0, k1) by repl, whose spans
-// are absolute and final, and moves the spans after them by delta bytes;
-// see replaceItems.
+// replaceTops replaces the top-level spans [k0, k1) by repl
+// (chunked.replace).
 func (d *Document) replaceTops(k0, k1 int, repl []Span, delta int) {
-	dk := len(repl) - (k1 - k0)
+	d.tops.replace(k0, k1, repl, delta, 0)
 	d.flatTops = nil
-	if len(d.tchunks) == 0 {
-		d.setTops(repl)
-		return
-	}
-	a, b := touched(d.tchunks, (*topChunk).first, d.ntops, k0, k1)
-	ca, cb := d.tchunks[a], d.tchunks[b]
-	tops := make([]Span, 0, k0-ca.idx+len(repl)+len(cb.spans)+chunkSize)
-	for _, t := range ca.spans[:k0-ca.idx] { // they stay where they are
-		tops = append(tops, Span{Start: ca.off + t.Start, End: ca.off + t.End})
-	}
-	tops = append(tops, repl...)
-	for _, t := range cb.spans[k1-cb.idx:] {
-		tops = append(tops, Span{Start: cb.off + t.Start + delta, End: cb.off + t.End + delta})
-	}
-	for len(tops) < chunkSize/2 && b+1 < len(d.tchunks) {
-		b++
-		c := d.tchunks[b]
-		for _, t := range c.spans {
-			tops = append(tops, Span{Start: c.off + t.Start + delta, End: c.off + t.End + delta})
-		}
-	}
-	for _, c := range d.tchunks[b+1:] {
-		c.off += delta
-		c.idx += dk
-	}
-	d.tchunks = slices.Replace(d.tchunks, a, b+1, newTopChunks(tops, ca.idx)...)
-	d.ntops += dk
 }

@@ -53,13 +53,11 @@ type Parser interface {
 // Document is a parsed book.
 type Document struct {
 	text Text // the source
-	// chunks holds the n items, tchunks the ntops top-level spans
+	// items and tops hold the items and the top-level spans in chunks
 	// (chunk.go); flat and flatTops are the views Items and Tops return,
 	// built on demand and dropped by an edit.
-	chunks   []*chunk
-	n        int
-	tchunks  []*topChunk
-	ntops    int
+	items    chunked[*Item, itemHolder]
+	tops     chunked[Span, spanHolder]
 	flat     []*Item
 	flatTops []Span
 	byID     map[int]*Item
@@ -74,7 +72,7 @@ type Document struct {
 	preview  bool // apply validates only (Preview)
 	// lazy, when set, is the encoding a decoded document builds its items
 	// from on demand (frozen.go): built holds the items built so far by
-	// index; chunks, byID and tchunks are unset. force builds everything and
+	// index; items, byID and tops are unset. force builds everything and
 	// clears it.
 	lazy  *frozen
 	built map[int]*Item
@@ -97,7 +95,7 @@ func New(src []byte, r Region, p Parser) *Document {
 	}
 	d.setItems(r.Items)
 	d.setTops(r.Tops)
-	d.relabel(0, d.n)
+	d.relabel(0, d.items.n)
 	return d
 }
 
@@ -130,7 +128,7 @@ func (d *Document) Len() int {
 	if d.lazy != nil {
 		return d.lazy.n
 	}
-	return d.n
+	return d.items.n
 }
 
 // Items returns the items in document order. The slice and the items are
@@ -228,7 +226,7 @@ func (d *Document) TextAt(i int) string {
 // order; a decoded document does not build its items for it.
 func (d *Document) EachText(f func(id int, text string)) {
 	if d.lazy == nil {
-		for it := range d.walk(0, d.n) {
+		for it := range d.walk(0, d.items.n) {
 			f(it.ID, it.Text)
 		}
 		return
@@ -373,7 +371,7 @@ func (d *Document) sectionBefore(i int) (string, int) {
 // sectionBounds returns [from, to): from the heading that starts the section
 // of index i (or 0) to the next heading (or the end).
 func (d *Document) sectionBounds(i int) (int, int) {
-	from := min(i, d.n)
+	from := min(i, d.items.n)
 	for from > 0 && d.at(from-1).Kind != Heading {
 		from--
 	}
@@ -381,16 +379,16 @@ func (d *Document) sectionBounds(i int) (int, int) {
 		from-- // include the heading itself
 	}
 	to := max(i, from) + 1
-	for to < d.n && d.at(to).Kind != Heading {
+	for to < d.items.n && d.at(to).Kind != Heading {
 		to++
 	}
-	return from, min(to, d.n)
+	return from, min(to, d.items.n)
 }
 
 func (d *Document) labelIndex() map[string]*Item {
 	if d.labels == nil {
-		d.labels = make(map[string]*Item, d.n)
-		for it := range d.walk(0, d.n) {
+		d.labels = make(map[string]*Item, d.items.n)
+		for it := range d.walk(0, d.items.n) {
 			d.labels[it.Label] = it
 		}
 	}

@@ -296,13 +296,13 @@ func (d *Document) Append(markdown string) (EditResult, error) {
 		}
 	}
 	target, kind, top := &Item{}, notHeading, 0
-	if n := d.n; n > 0 {
+	if n := d.items.n; n > 0 {
 		target = d.at(n - 1)
 		top = target.Top()
 	} else {
 		kind = nil
 	}
-	p := plan{op: OpAppend, target: target, remove: -1, insert: d.n, kind: kind, top: top,
+	p := plan{op: OpAppend, target: target, remove: -1, insert: d.items.n, kind: kind, top: top,
 		sp: Splice{Start: end, New: lead + text + le}}
 	p.newStart = end + len(lead)
 	p.newEnd = p.newStart + len(text)
@@ -331,7 +331,7 @@ func (d *Document) lastInListItem(it *Item) *Item {
 	if li == 0 {
 		return last
 	}
-	for next := range d.walk(it.Index()+1, d.n) {
+	for next := range d.walk(it.Index()+1, d.items.n) {
 		if !next.inContainer(li) {
 			break
 		}

@@ -18,11 +18,11 @@ func SetChunkSize(n int) (restore func()) {
 
 // ChunkSizes returns the lengths of a document's item and span chunks.
 func ChunkSizes(d *Document) (items, tops []int) {
-	for _, c := range d.chunks {
-		items = append(items, len(c.items))
+	for _, c := range d.items.chunks {
+		items = append(items, len(c.elems))
 	}
-	for _, c := range d.tchunks {
-		tops = append(tops, len(c.spans))
+	for _, c := range d.tops.chunks {
+		tops = append(tops, len(c.elems))
 	}
 	return items, tops
 }

@@ -107,7 +107,7 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	}
 	items := slices.Clone(d.flatItems()) // release lets go of them one by one
 	if release {
-		d.chunks, d.flat, d.n = nil, nil, 0
+		d.items, d.flat = chunked[*Item, itemHolder]{}, nil
 	}
 	n := len(items)
 	maxID := 0
@@ -162,7 +162,7 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	if base >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
 	}
-	tops := make([]byte, 0, 8*d.ntops)
+	tops := make([]byte, 0, 8*d.tops.n)
 	for _, t := range d.flatTopSpans() {
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.Start))
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.End))
@@ -180,7 +180,7 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	head = append(head, frozenMagic...)
 	sections := [][]byte{recs, tops, idTable, labels}
 	off := 4 * headerWords
-	for _, v := range []int{frozenVersion, n, d.ntops, d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
+	for _, v := range []int{frozenVersion, n, d.tops.n, d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
 		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
 	for _, s := range sections {

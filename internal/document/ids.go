@@ -40,7 +40,7 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 		return err
 	}
 	byID := make(map[int]*Item, len(ids))
-	for i, it := range d.All(0, d.n) {
+	for i, it := range d.All(0, d.items.n) {
 		it.ID = ids[i]
 		byID[it.ID] = it
 	}

@@ -102,7 +102,7 @@ type Item struct {
 	// c is the chunk holding the item, nil for an item in no document
 	// (a parser's, or one built from an encoding): then index, start, end
 	// and top are absolute, else relative to c's bases.
-	c *chunk
+	c *chunk[*Item]
 	// index is the 0-based position in the document. start and end
 	// delimit the item's Markdown in the source: whole lines, container
 	// prefixes included, the final line ending excluded. top is the index

@@ -112,10 +112,10 @@ func sameKind(k Kind, n *Item) error {
 // insertionPoint returns the index an item starting at offset would take
 // and the top-level block next to it.
 func (d *Document) insertionPoint(off int) (int, int) {
-	i := sort.Search(d.n, func(i int) bool { return d.at(i).Start() >= off }) // items are in source order
+	i := sort.Search(d.items.n, func(i int) bool { return d.at(i).Start() >= off }) // items are in source order
 	top := 0
 	switch {
-	case i < d.n:
+	case i < d.items.n:
 		top = d.at(i).Top()
 	case i > 0:
 		top = d.at(i - 1).Top()

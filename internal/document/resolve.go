@@ -129,12 +129,12 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 // document order.
 func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
 	d.force()
-	i := sort.Search(d.n, func(i int) bool {
+	i := sort.Search(d.items.n, func(i int) bool {
 		return pointer.Compare(d.at(i).Label, label) >= 0
 	})
 	from := max(0, i-n/2-1)
-	if i >= d.n {
-		from = max(0, d.n-n)
+	if i >= d.items.n {
+		from = max(0, d.items.n-n)
 	}
 	return d.pointersFrom(from, n)
 }
