@@ -55,31 +55,37 @@ func (x *Index) applyDiff(id int32, before, after []termFreq) {
 }
 
 // A change to a long postings list (a common word's: as long as the book
-// is) is not made by moving the list's tail, which would make an edit cost
-// O(book): a removed item is marked in place (tf 0, a tombstone) and an
-// item inserted before the list's end goes to a short sorted list of
-// additions. Readers see the two merged (postingsOf); the merge is written
-// back when the additions pass maxAdds or the tombstones an eighth of the
-// list, so a change costs O(log list + maxAdds) plus its share of a merge.
-// (Variables for the tests.)
+// is) does not move the list's tail, which would make an edit cost
+// O(book), nor decode a list still held in the cache's encoding: it is
+// kept aside as pending, the items whose entries in the list no longer
+// hold and the entries to add. Readers see the list and its pending
+// changes merged (postingsOf); they are merged into the list once there
+// are more than maxPending, so a change costs O(log list + maxPending)
+// plus its share of a merge. (Variables for the tests.)
 var (
-	longList = 1024
-	maxAdds  = 256
+	longList   = 1024
+	maxPending = 256
 )
 
-// pending is what a long postings list has not merged yet: its additions
-// (sorted by item, none of them in the list) and its number of tombstones.
+// pending is what a long postings list has not merged yet: dead, the
+// items whose entries in the list no longer hold (removed or changed; an
+// item the list lacks may be among them), and adds, the entries to add in
+// their place or anew; both sorted by item.
 type pending struct {
+	dead []int32
 	adds []posting
-	dead int
 }
 
-// merged returns list without its tombstones, merged with p's additions.
+// merged returns list without the dead items' entries, merged with the
+// additions.
 func (p *pending) merged(list []posting) []posting {
-	out := make([]posting, 0, len(list)-p.dead+len(p.adds))
-	j := 0
+	out := make([]posting, 0, len(list)+len(p.adds))
+	j, k := 0, 0
 	for _, q := range list {
-		if q.tf == 0 {
+		for k < len(p.dead) && p.dead[k] < q.item {
+			k++
+		}
+		if k < len(p.dead) && p.dead[k] == q.item {
 			continue
 		}
 		for j < len(p.adds) && p.adds[j].item < q.item {
@@ -91,6 +97,16 @@ func (p *pending) merged(list []posting) []posting {
 	return append(out, p.adds[j:]...)
 }
 
+// kill marks item id's entry in the list dead and drops its addition.
+func (p *pending) kill(id int32) {
+	if k, ok := slices.BinarySearch(p.dead, id); !ok {
+		p.dead = slices.Insert(p.dead, k, id)
+	}
+	if j, ok := findPosting(p.adds, id); ok {
+		p.adds = slices.Delete(p.adds, j, j+1)
+	}
+}
+
 // findPosting returns the position of item id in a postings list, or where
 // it would be inserted, and whether it is there.
 func findPosting(list []posting, id int32) (int, bool) {
@@ -100,81 +116,67 @@ func findPosting(list []posting, id int32) (int, bool) {
 // setPosting sets (inserting if needed) item id's frequency in term t's
 // postings.
 func (x *Index) setPosting(t termID, id, tf int32) {
+	if p := x.pendingFor(t); p != nil {
+		p.kill(id)
+		j, _ := findPosting(p.adds, id)
+		p.adds = slices.Insert(p.adds, j, posting{id, tf})
+		x.settle(t, p)
+		return
+	}
 	list := x.ownPostings(t)
 	if n := len(list); n == 0 || list[n-1].item < id {
 		x.post[t] = append(list, posting{id, tf})
 		return
 	}
-	p := x.pend[t]
-	i, ok := findPosting(list, id)
-	switch {
-	case ok:
-		if list[i].tf == 0 {
-			p.dead--
-		}
+	if i, ok := findPosting(list, id); ok {
 		list[i].tf = tf
-	case p == nil && len(list) < longList:
+	} else {
 		x.post[t] = slices.Insert(list, i, posting{id, tf})
-		return
-	default:
-		p = x.pendOf(t)
-		if j, ok := findPosting(p.adds, id); ok {
-			p.adds[j].tf = tf
-		} else {
-			p.adds = slices.Insert(p.adds, j, posting{id, tf})
-		}
 	}
-	x.settle(t)
 }
 
 // removePosting removes item id from term t's postings.
 func (x *Index) removePosting(t termID, id int32) {
-	list := x.ownPostings(t)
-	p := x.pend[t]
-	i, ok := findPosting(list, id)
-	switch {
-	case ok && p == nil && len(list) < longList:
-		x.post[t] = slices.Delete(list, i, i+1)
+	if p := x.pendingFor(t); p != nil {
+		p.kill(id)
+		x.settle(t, p)
 		return
-	case ok && list[i].tf != 0:
-		p = x.pendOf(t)
-		list[i].tf = 0
-		p.dead++
-	case !ok && p != nil:
-		if j, ok := findPosting(p.adds, id); ok {
-			p.adds = slices.Delete(p.adds, j, j+1)
-		}
 	}
-	x.settle(t)
+	list := x.ownPostings(t)
+	if i, ok := findPosting(list, id); ok {
+		x.post[t] = slices.Delete(list, i, i+1)
+	}
 }
 
-// pendOf returns term t's pending changes, making them.
-func (x *Index) pendOf(t termID) *pending {
-	p := x.pend[t]
-	if p == nil {
-		if x.pend == nil {
-			x.pend = map[termID]*pending{}
-		}
-		p = &pending{}
-		x.pend[t] = p
+// pendingFor returns term t's pending changes, made for a long list, or
+// nil for a short one, which a change edits in place.
+func (x *Index) pendingFor(t termID) *pending {
+	if p := x.pend[t]; p != nil {
+		return p
 	}
+	if x.inEncoding(t) && len(x.thawed.rawPostings(t)) < 2*longList || // at least 2 bytes a posting
+		!x.inEncoding(t) && len(x.post[t]) < longList {
+		return nil
+	}
+	if x.pend == nil {
+		x.pend = map[termID]*pending{}
+	}
+	p := &pending{}
+	x.pend[t] = p
 	return p
 }
 
-// settle writes term t's pending changes into its list when they are
-// many, and forgets them when there are none.
-func (x *Index) settle(t termID) {
-	p := x.pend[t]
-	if p == nil {
+// settle merges term t's pending changes into its list once they are
+// many.
+func (x *Index) settle(t termID, p *pending) {
+	if len(p.dead)+len(p.adds) <= maxPending {
 		return
 	}
-	if len(p.adds) > maxAdds || p.dead > len(x.post[t])/8 {
-		x.post[t] = p.merged(x.post[t])
-		p.adds, p.dead = nil, 0
+	x.post[t] = p.merged(x.basePostings(t))
+	if x.inEncoding(t) {
+		x.own[t] = true
 	}
-	if len(p.adds) == 0 && p.dead == 0 {
-		delete(x.pend, t)
-	}
+	delete(x.pend, t)
 }
 
 // isFresh reports whether x reflects d as it is now. Caller holds a lock.

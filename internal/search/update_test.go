@@ -223,8 +223,8 @@ func TestParallelBuildEqualsSerial(t *testing.T) {
 // additions, merged into the lists now and then, and the index is still
 // exactly a fresh Build's, through updates and a resync.
 func TestUpdateRandomEditsPending(t *testing.T) {
-	defer func(l, a int) { longList, maxAdds = l, a }(longList, maxAdds)
-	longList, maxAdds = 2, 3
+	defer func(l, m int) { longList, maxPending = l, m }(longList, maxPending)
+	longList, maxPending = 2, 3
 	d := markdown.Parse(example(t))
 	x := Build(d)
 	words := vocabulary(d)
