@@ -128,7 +128,7 @@ func sameAsReparse(d *document.Document) error {
 		x, y := a[i], b[i]
 		if x.Kind != y.Kind || x.Level != y.Level || x.Start() != y.Start() || x.End() != y.End() || x.Text != y.Text ||
 			x.Top() != y.Top() || x.Label != y.Label || x.QuoteDepth != y.QuoteDepth || x.Shape != y.Shape {
-			return fmt.Errorf("item %d differs:\n edited  %+v\n reparse %+v", i, *x, *y)
+			return fmt.Errorf("item %d differs:\n edited  %+v\n reparse %+v", i, x.Copy(), y.Copy())
 		}
 		if len(x.Containers) != len(y.Containers) {
 			return fmt.Errorf("item %d containers differ: %v vs %v", i, x.Containers, y.Containers)
