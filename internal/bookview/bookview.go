@@ -38,7 +38,7 @@ func View(d *document.Document, it *document.Item) ItemView {
 // Brief is View without the Markdown: what a listing of items shows.
 func Brief(it *document.Item) ItemView {
 	return ItemView{Pointer: it.Pointer(), ID: it.ID, Label: it.Label, Kind: it.Kind, Level: it.Level,
-		Index: it.Index, Text: it.Text, Containers: it.ContainerPath()}
+		Index: it.Index(), Text: it.Text, Containers: it.ContainerPath()}
 }
 
 // Views returns the views of items of d.

@@ -37,8 +37,8 @@ func FactIndex(d *document.Document, f Fact) (int, bool) {
 		if err != nil {
 			continue
 		}
-		if !ok || it.Index < best {
-			best, ok = it.Index, true
+		if !ok || it.Index() < best {
+			best, ok = it.Index(), true
 		}
 	}
 	return best, ok

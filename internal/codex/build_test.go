@@ -114,8 +114,8 @@ func TestFactsAsOf(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"timeless"}, texts(e.FactsAsOf(d, 0)))
-	require.Equal(t, []string{"timeless", "early"}, texts(e.FactsAsOf(d, d.ByID(9).Index)), "at the evidence item itself")
-	require.Equal(t, []string{"timeless", "early", "late"}, texts(e.FactsAsOf(d, d.ByID(20).Index)), "the earliest evidence counts")
+	require.Equal(t, []string{"timeless", "early"}, texts(e.FactsAsOf(d, d.ByID(9).Index())), "at the evidence item itself")
+	require.Equal(t, []string{"timeless", "early", "late"}, texts(e.FactsAsOf(d, d.ByID(20).Index())), "the earliest evidence counts")
 	_, ok := FactIndex(d, e.Facts[3])
 	require.False(t, ok)
 }

@@ -98,8 +98,8 @@ func newCursor(d *document.Document, spec Spec) (*Cursor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: startAfterPointer: %w", ErrSpec, err)
 		}
-		c.startID, c.startIdx = it.ID, it.Index
-		c.startFrontier = neighbourID(d, it.Index, spec.Backward)
+		c.startID, c.startIdx = it.ID, it.Index()
+		c.startFrontier = neighbourID(d, it.Index(), spec.Backward)
 	}
 	c.rewind()
 	return c, nil
@@ -137,7 +137,7 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	c.matches = c.matches[:0]
 	from, to := 0, d.Len()
 	if w := d.ByID(c.withinID); w != nil {
-		from, to = w.Index, d.SectionEnd(w.Index)
+		from, to = w.Index(), d.SectionEnd(w.Index())
 	}
 	if c.spec.Type == Search {
 		c.matchIDs(d, from, to)
@@ -146,8 +146,8 @@ func (c *Cursor) refresh(d *document.Document, x KeywordIndex) {
 	if len(c.spec.Keywords) > 0 && x != nil {
 		// The index names the candidates: no need to visit every item.
 		for _, id := range x.ItemsMatching(c.spec.Keywords) {
-			if it := d.ByID(id); it != nil && it.Index >= from && it.Index < to && c.pass(it.Kind, it.Text) {
-				c.matches = append(c.matches, it.Index)
+			if it := d.ByID(id); it != nil && it.Index() >= from && it.Index() < to && c.pass(it.Kind, it.Text) {
+				c.matches = append(c.matches, it.Index())
 			}
 		}
 		sort.Ints(c.matches)
@@ -210,8 +210,8 @@ func (c *Cursor) scan(d *document.Document, from, to int, ms []*textnorm.Matcher
 // outside [from, to) (the section of Within) are skipped.
 func (c *Cursor) matchIDs(d *document.Document, from, to int) {
 	for _, id := range c.spec.IDs {
-		if it := d.ByID(id); it != nil && it.Index >= from && it.Index < to && c.pass(it.Kind, it.Text) {
-			c.matches = append(c.matches, it.Index)
+		if it := d.ByID(id); it != nil && it.Index() >= from && it.Index() < to && c.pass(it.Kind, it.Text) {
+			c.matches = append(c.matches, it.Index())
 		}
 	}
 }
@@ -253,9 +253,9 @@ func (c *Cursor) start(d *document.Document) int {
 	}
 	pos, inclusive := min(c.lastIdx, d.Len()), false
 	if it := d.ByID(c.lastID); it != nil {
-		pos = it.Index
+		pos = it.Index()
 	} else if f := d.ByID(c.frontierID); c.lastID != 0 && f != nil {
-		pos, inclusive = f.Index, true
+		pos, inclusive = f.Index(), true
 	} else if c.lastID != 0 {
 		pos = min(c.lastIdx, d.Len())
 		inclusive = !c.spec.Backward
@@ -309,15 +309,15 @@ func (c *Cursor) next(d *document.Document, x KeywordIndex, name string) (Portio
 		it := d.At(c.matches[c.order(k)])
 		n := 0
 		if c.spec.IncludeContent {
-			n = it.End - it.Start
+			n = it.End() - it.Start()
 		}
 		if len(p.Items) > 0 && size+n > c.spec.MaxBytes {
 			break
 		}
 		size += n
 		p.Items = append(p.Items, c.item(d, it))
-		c.lastID, c.lastIdx = it.ID, it.Index
-		c.frontierID = neighbourID(d, it.Index, c.spec.Backward)
+		c.lastID, c.lastIdx = it.ID, it.Index()
+		c.frontierID = neighbourID(d, it.Index(), c.spec.Backward)
 		if c.spec.Type == Search {
 			c.frontierID = c.searchNeighbour(d, k)
 		}
@@ -340,7 +340,7 @@ func (c *Cursor) searchNeighbour(d *document.Document, k int) int {
 }
 
 func (c *Cursor) item(d *document.Document, it *document.Item) Item {
-	out := Item{Pointer: it.Pointer(), Kind: it.Kind, Level: it.Level, Index: it.Index}
+	out := Item{Pointer: it.Pointer(), Kind: it.Kind, Level: it.Level, Index: it.Index()}
 	if c.spec.IncludeContent {
 		out.Markdown = d.Markdown(it)
 	}

@@ -266,7 +266,7 @@ func TestCursorAcrossEdits(t *testing.T) {
 	require.NoError(t, err)
 	next, err := d.Resolve(last)
 	require.NoError(t, err)
-	after := d.At(next.Index + 2) // the item after the inserted one
+	after := d.At(next.Index() + 2) // the item after the inserted one
 	_, err = d.Delete(after.Pointer().String())
 	require.NoError(t, err)
 	rest := textsOf(d, walk(t, r, d, "w"))
@@ -326,7 +326,7 @@ func TestSearchCursorWithin(t *testing.T) {
 		}
 	}
 	require.NotNil(t, chapter2)
-	for i := d.Len() - 1; i >= chapter2.Index; i-- {
+	for i := d.Len() - 1; i >= chapter2.Index(); i-- {
 		want = append(want, d.At(i).Pointer().String())
 	}
 	s := NewSpec(Search)

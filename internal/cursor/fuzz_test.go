@@ -87,7 +87,7 @@ func reference(d *document.Document, s Spec) []int {
 	from, to := 0, d.Len()
 	if s.Within != "" {
 		w, _ := d.Resolve(s.Within)
-		from, to = w.Index, d.SectionEnd(w.Index)
+		from, to = w.Index(), d.SectionEnd(w.Index())
 	}
 	var rx *regexp.Regexp
 	if s.Regex != "" {
@@ -118,19 +118,19 @@ func reference(d *document.Document, s Spec) []int {
 	start := -1
 	if s.StartAfter != "" {
 		st, _ := d.Resolve(s.StartAfter)
-		start = st.Index
+		start = st.Index()
 	}
 	var out []int
 	if s.Backward {
 		for i := len(ids) - 1; i >= 0; i-- {
-			if it := d.ByID(ids[i]); start < 0 || it.Index < start {
+			if it := d.ByID(ids[i]); start < 0 || it.Index() < start {
 				out = append(out, ids[i])
 			}
 		}
 		return out
 	}
 	for _, id := range ids {
-		if it := d.ByID(id); it.Index > start {
+		if it := d.ByID(id); it.Index() > start {
 			out = append(out, id)
 		}
 	}

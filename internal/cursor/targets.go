@@ -127,7 +127,7 @@ func (r *Registry) GetTargets(d *document.Document, name string) (TargetView, er
 			v.Deleted++
 		}
 	}
-	sort.Slice(live, func(i, j int) bool { return live[i].Index < live[j].Index })
+	sort.Slice(live, func(i, j int) bool { return live[i].Index() < live[j].Index() })
 	for _, it := range live {
 		v.Items = append(v.Items, Target{Pointer: it.Pointer(), Kind: it.Kind, Excerpt: Excerpt(it.Text, excerptRunes)})
 	}

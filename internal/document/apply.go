@@ -2,7 +2,6 @@ package document
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 )
@@ -11,16 +10,16 @@ import (
 // blank separator after it; for the last item of a container that follows
 // a sibling, the separator before it instead.
 func (d *Document) deleteRange(it *Item) (int, int) {
-	prev, next := d.At(it.Index-1), d.At(it.Index+1)
+	prev, next := d.At(it.Index()-1), d.At(it.Index()+1)
 	gapEnd := d.text.Len()
 	if next != nil {
-		gapEnd = next.Start
+		gapEnd = next.Start()
 	}
-	after := d.skipBlankLines(it.End, gapEnd)
+	after := d.skipBlankLines(it.End(), gapEnd)
 	if (next != nil && sameParent(it, next)) || prev == nil || !sameParent(prev, it) {
-		return it.Start, after
+		return it.Start(), after
 	}
-	return d.blankStart(prev.End, it.Start), it.End
+	return d.blankStart(prev.End(), it.Start()), it.End()
 }
 
 // parent returns the ID of the container a deletion unit sits in: the list
@@ -125,7 +124,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 	k0, k1 := d.window(p)
 	winStart, winEnd := 0, d.text.Len() // an empty document is one window
 	if k1 >= k0 {
-		winStart = min(d.tops[k0].Start, p.sp.Start)
+		winStart = min(d.top(k0).Start, p.sp.Start)
 		winEnd = max(d.gapEnd(k1), p.sp.Start+len(p.sp.Old))
 	}
 	delta := len(p.sp.New) - len(p.sp.Old)
@@ -149,7 +148,7 @@ func (d *Document) apply(p plan) (EditResult, error) {
 			res.MarkdownBefore = d.Markdown(p.target)
 		}
 		if n := v.newItem; n != nil {
-			res.MarkdownAfter = string(win[n.Start-base : n.End-base])
+			res.MarkdownAfter = string(win[n.Start()-base : n.End()-base])
 		}
 		return res, nil
 	}
@@ -174,13 +173,13 @@ func (d *Document) apply(p plan) (EditResult, error) {
 // window returns the range of top-level blocks to re-parse: every block the
 // splice touches, the target's block, and one neighbour on each side.
 func (d *Document) window(p plan) (int, int) {
-	n := len(d.tops)
+	n := d.tops.n
 	if n == 0 {
 		return 0, -1
 	}
 	lo, hi := p.sp.Start, p.sp.Start+len(p.sp.Old)
-	a := sort.Search(n, func(i int) bool { return d.tops[i].End >= lo })
-	b := sort.Search(n, func(i int) bool { return d.tops[i].Start > hi }) - 1
+	a := sort.Search(n, func(i int) bool { return d.top(i).End >= lo })
+	b := sort.Search(n, func(i int) bool { return d.top(i).Start > hi }) - 1
 	top := min(max(p.top, 0), n-1)
 	return max(0, min(a, top)-1), min(n-1, max(b, top)+1)
 }
@@ -190,11 +189,12 @@ func (d *Document) window(p plan) (int, int) {
 // there shows a block that runs on over blank lines (an unclosed HTML
 // block or fence at the end of the book).
 func (d *Document) gapEnd(k int) int {
-	if k+1 >= len(d.tops) {
+	if k+1 >= d.tops.n {
 		return d.text.Len()
 	}
-	e := max(d.tops[k].End, d.tops[k+1].Start-1)
-	if e > d.tops[k].End && d.text.At(e-1) == '\r' {
+	cur, next := d.top(k), d.top(k+1)
+	e := max(cur.End, next.Start-1)
+	if e > cur.End && d.text.At(e-1) == '\r' {
 		e--
 	}
 	return e
@@ -202,46 +202,32 @@ func (d *Document) gapEnd(k int) int {
 
 // itemsInTops returns the item index range whose Top lies in [k0, k1].
 func (d *Document) itemsInTops(k0, k1 int) (int, int) {
-	i0 := sort.Search(len(d.items), func(i int) bool { return d.items[i].Top >= k0 }) // items are in Top order
+	i0 := sort.Search(d.items.n, func(i int) bool { return d.at(i).Top() >= k0 }) // items are in Top order
 	i1 := i0
-	for i1 < len(d.items) && d.items[i1].Top <= k1 {
+	for it := range d.walk(i0, d.items.n) {
+		if it.Top() > k1 {
+			break
+		}
 		i1++
 	}
 	return i0, i1
 }
 
-// commit swaps the validated window into the document.
+// commit swaps the validated window into the document: it rebuilds the
+// chunks the window touches and moves the later ones (chunk.go).
 func (d *Document) commit(text Text, v *validator, k0, k1 int) {
 	repl := v.result()
 	dTop := len(v.reg.Tops) - (k1 - k0 + 1)
-	for _, it := range d.items[v.i1:] {
-		it.Start += v.delta
-		it.End += v.delta
-		it.Top += dTop
-	}
-	// In place where the lists have room: an edit moves the item pointers
-	// and spans after it, never copies the lists whole.
-	items := slices.Replace(d.items, v.i0, v.i1, repl...)
-	if len(repl) != v.i1-v.i0 {
-		for i := v.i0 + len(repl); i < len(items); i++ {
-			items[i].Index = i
-		}
-	}
-	for i, it := range repl {
-		it.Index = v.i0 + i
-	}
-	for k := k1 + 1; k < len(d.tops); k++ {
-		d.tops[k].Start += v.delta
-		d.tops[k].End += v.delta
-	}
-	tops := slices.Replace(d.tops, k0, k1+1, v.reg.Tops...)
+	d.replaceItems(v.i0, v.i1, repl, v.delta, dTop)
+	d.replaceTops(k0, k1+1, v.reg.Tops, v.delta)
 	if v.p.remove >= 0 {
 		delete(d.byID, v.p.target.ID)
+		d.unlabel(v.p.target)
 	}
 	for _, it := range repl {
 		d.byID[it.ID] = it
 	}
-	d.text, d.items, d.tops = text, items, tops
+	d.text = text
 	if len(d.text.parts) > maxPieces {
 		d.text = TextOf(d.text.Bytes())
 	}
@@ -268,7 +254,7 @@ func (d *Document) SetClock(now func() time.Time) { d.clock = now }
 
 func (d *Document) replaceFrontMatter(it *Item, markdown string) (EditResult, error) {
 	lines := splitText(markdown)
-	le := d.lineEnding(it.End)
+	le := d.lineEnding(it.End())
 	text := ""
 	for i, l := range lines {
 		if i > 0 {
@@ -279,8 +265,8 @@ func (d *Document) replaceFrontMatter(it *Item, markdown string) (EditResult, er
 	if n := len(lines); n < 2 || lines[0] != lines[n-1] || (lines[0] != "---" && lines[0] != "+++") {
 		return EditResult{}, fmt.Errorf("%w: front matter must start and end with a --- (YAML) or +++ (TOML) line", ErrStructure)
 	}
-	p := plan{op: OpReplace, target: it, remove: it.Index, insert: it.Index, top: it.Top, reuseID: it.ID,
-		sp: Splice{Start: it.Start, Old: d.Markdown(it), New: text}, kind: sameKindRule(it)}
-	p.newStart, p.newEnd = it.Start, it.Start+len(text)
+	p := plan{op: OpReplace, target: it, remove: it.Index(), insert: it.Index(), top: it.Top(), reuseID: it.ID,
+		sp: Splice{Start: it.Start(), Old: d.Markdown(it), New: text}, kind: sameKindRule(it)}
+	p.newStart, p.newEnd = it.Start(), it.Start()+len(text)
 	return d.apply(p)
 }

@@ -27,7 +27,7 @@ func (d *Document) ItemHashes() []uint64 {
 			}
 			return d.text.Slice(start, end)
 		}
-		return d.MarkdownBytes(d.items[i])
+		return d.MarkdownBytes(d.at(i))
 	})
 	return out
 }
@@ -37,7 +37,7 @@ func (d *Document) ItemHashes() []uint64 {
 // goes, before the document is made).
 func HashItems(src []byte, items []*Item) []uint64 {
 	out := make([]uint64, len(items))
-	hashEach(out, func(i int) []byte { return src[items[i].Start:items[i].End] })
+	hashEach(out, func(i int) []byte { return src[items[i].Start():items[i].End()] })
 	return out
 }
 

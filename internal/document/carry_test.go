@@ -123,14 +123,14 @@ func TestHashEach(t *testing.T) {
 			items := make([]*Item, n)
 			for i := range items {
 				start := r.IntN(len(src) - maxLen)
-				items[i] = &Item{Start: start, End: start + r.IntN(maxLen+1)}
+				items[i] = &Item{start: start, end: start + r.IntN(maxLen+1)}
 			}
 			if n > 0 && maxLen > 0 {
-				items[r.IntN(n)] = &Item{Start: 0, End: 9000} // one long item
+				items[r.IntN(n)] = &Item{start: 0, end: 9000} // one long item
 			}
 			got := HashItems(src, items)
 			for i, it := range items {
-				require.Equal(t, ItemHash(src[it.Start:it.End]), got[i], "n %d, max %d, item %d", n, maxLen, i)
+				require.Equal(t, ItemHash(src[it.Start():it.End()]), got[i], "n %d, max %d, item %d", n, maxLen, i)
 			}
 		}
 	}

@@ -96,5 +96,5 @@ func (d *Document) idAt(i int) int {
 		id, _, _, _, _ := d.lazy.rec(i)
 		return id
 	}
-	return d.items[i].ID
+	return d.at(i).ID
 }

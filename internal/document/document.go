@@ -12,10 +12,17 @@
 // expected items, so no edit can silently merge blocks, create a heading or
 // move an item into another container.
 //
+// The items are held in chunks (chunk.go) with their positions relative to
+// the chunk, so that an edit costs the same however long the book is:
+// positions are read through Item.Index, Start, End and Top, and Items
+// builds a flat slice only when a caller asks for all of them.
+//
 // A Document is not safe for concurrent use; callers serialise access.
 package document
 
 import (
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/aitexteditor/aite/internal/pointer"
@@ -45,10 +52,15 @@ type Parser interface {
 
 // Document is a parsed book.
 type Document struct {
-	text     Text // the source
-	items    []*Item
+	text Text // the source
+	// items and tops hold the items and the top-level spans in chunks
+	// (chunk.go); flat and flatTops are the views Items and Tops return,
+	// built on demand and dropped by an edit.
+	items    chunked[*Item, itemHolder]
+	tops     chunked[Span, spanHolder]
+	flat     []*Item
+	flatTops []Span
 	byID     map[int]*Item
-	tops     []Span
 	nextID   int
 	nextCont int
 	parser   Parser
@@ -70,11 +82,10 @@ type Document struct {
 // assigned 1..N in document order (RestoreIDs can replace them with those
 // of an earlier instance) and labels computed.
 func New(src []byte, r Region, p Parser) *Document {
-	d := &Document{text: TextOf(src), tops: r.Tops, parser: p, nextID: 1, nextCont: 1}
-	d.items = r.Items
+	d := &Document{text: TextOf(src), parser: p, nextID: 1, nextCont: 1}
 	d.byID = make(map[int]*Item, len(r.Items))
-	for i, it := range d.items {
-		it.Index = i
+	for i, it := range r.Items {
+		it.index = i
 		it.ID = d.nextID
 		d.nextID++
 		d.byID[it.ID] = it
@@ -82,7 +93,9 @@ func New(src []byte, r Region, p Parser) *Document {
 			d.nextCont = max(d.nextCont, c.ID+1)
 		}
 	}
-	d.relabel(0, len(d.items))
+	d.setItems(r.Items)
+	d.setTops(r.Tops)
+	d.relabel(0, d.items.n)
 	return d
 }
 
@@ -115,14 +128,40 @@ func (d *Document) Len() int {
 	if d.lazy != nil {
 		return d.lazy.n
 	}
-	return len(d.items)
+	return d.items.n
 }
 
 // Items returns the items in document order. The slice and the items are
-// owned by the document and must not be modified.
+// owned by the document and must not be modified. The document holds its
+// items in chunks: the slice is built on the first call after an edit
+// (O(items)), so a caller that reads a few items uses At or All instead.
 func (d *Document) Items() []*Item {
 	d.force()
-	return d.items
+	return d.flatItems()
+}
+
+// All yields the items [from, to) in document order with their indexes
+// (clamped to the document), building those of a decoded document as it
+// goes.
+func (d *Document) All(from, to int) iter.Seq2[int, *Item] {
+	return func(yield func(int, *Item) bool) {
+		from, to := max(from, 0), min(to, d.Len())
+		if d.lazy != nil {
+			for i := from; i < to; i++ {
+				if !yield(i, d.item(i)) {
+					return
+				}
+			}
+			return
+		}
+		i := from
+		for it := range d.walk(from, to) {
+			if !yield(i, it) {
+				return
+			}
+			i++
+		}
+	}
 }
 
 // At returns the item at an index, or nil.
@@ -137,7 +176,7 @@ func (d *Document) At(i int) *Item {
 // lazy and has not built it yet.
 func (d *Document) item(i int) *Item {
 	if d.lazy == nil {
-		return d.items[i]
+		return d.at(i)
 	}
 	if it := d.built[i]; it != nil {
 		return it
@@ -150,7 +189,7 @@ func (d *Document) item(i int) *Item {
 // span returns the items [from, to) of a valid range.
 func (d *Document) span(from, to int) []*Item {
 	if d.lazy == nil {
-		return d.items[from:to]
+		return slices.Collect(d.walk(from, to))
 	}
 	out := make([]*Item, to-from)
 	for i := range out {
@@ -168,7 +207,7 @@ func (d *Document) KindAt(i int) Kind {
 		}
 		return d.lazy.kindOf(i)
 	}
-	return d.items[i].Kind
+	return d.at(i).Kind
 }
 
 // TextAt: see KindAt.
@@ -180,14 +219,14 @@ func (d *Document) TextAt(i int) string {
 		_, text := d.lazy.text(i, d.text.Bytes())
 		return text
 	}
-	return d.items[i].Text
+	return d.at(i).Text
 }
 
 // EachText calls f with the ID and the text of every item, in document
 // order; a decoded document does not build its items for it.
 func (d *Document) EachText(f func(id int, text string)) {
 	if d.lazy == nil {
-		for _, it := range d.items {
+		for it := range d.walk(0, d.items.n) {
 			f(it.ID, it.Text)
 		}
 		return
@@ -229,7 +268,7 @@ func (d *Document) headingAt(i int) (bool, int) {
 	if d.lazy != nil {
 		return d.lazy.heading(i) // a built item is its record
 	}
-	it := d.items[i]
+	it := d.at(i)
 	return it.Kind == Heading, it.Level
 }
 
@@ -240,62 +279,79 @@ func (d *Document) force() {
 	if f == nil {
 		return
 	}
-	d.items = make([]*Item, f.n)
+	items := make([]*Item, f.n)
 	d.byID = make(map[int]*Item, f.n)
 	slab := make([]Item, f.n) // one allocation, the items side by side
 	src := d.text.Bytes()
-	for i := range d.items {
+	for i := range items {
 		it := d.built[i]
 		if it == nil {
 			it = &slab[i]
 			f.fill(it, i, src)
 		}
 		f.unshare(it)
-		d.items[i] = it
+		items[i] = it
 		d.byID[it.ID] = it
 	}
-	d.tops = make([]Span, len(f.tops)/8)
-	for k := range d.tops {
-		d.tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
-		if t := d.tops[k]; t.Start > t.End || t.End > d.text.Len() {
+	tops := make([]Span, len(f.tops)/8)
+	for k := range tops {
+		tops[k] = Span{Start: f.u32(f.tops, 2*k), End: f.u32(f.tops, 2*k+1)}
+		if t := tops[k]; t.Start > t.End || t.End > d.text.Len() {
 			panic(corrupt("top-level block %d spans %d..%d", k, t.Start, t.End))
 		}
 	}
-	if len(d.byID) != len(d.items) {
-		panic(corrupt("%d items share %d IDs", len(d.items), len(d.byID)))
+	if len(d.byID) != len(items) {
+		panic(corrupt("%d items share %d IDs", len(items), len(d.byID)))
 	}
+	d.setItems(items)
+	d.setTops(tops)
 	d.lazy, d.built = nil, nil
 }
 
 // Markdown returns the item's exact source bytes as a string.
-func (d *Document) Markdown(it *Item) string { return string(d.text.Slice(it.Start, it.End)) }
+func (d *Document) Markdown(it *Item) string { return string(d.text.Slice(it.Start(), it.End())) }
 
 // MarkdownBytes returns the item's source bytes, without copying unless
 // they lie in several pieces of the source; the slice must not be modified.
-func (d *Document) MarkdownBytes(it *Item) []byte { return d.text.Slice(it.Start, it.End) }
+func (d *Document) MarkdownBytes(it *Item) []byte { return d.text.Slice(it.Start(), it.End()) }
 
-// Tops returns the spans of the top-level blocks.
+// Tops returns the spans of the top-level blocks; like Items, the slice
+// is built on the first call after an edit.
 func (d *Document) Tops() []Span {
 	d.force()
-	return d.tops
+	return d.flatTopSpans()
 }
 
 // relabel recomputes labels for items[from:to], where from is at a heading
-// or the document start and to is at a heading or the end.
+// or the document start and to is at a heading or the end, and keeps the
+// label index (if built) in step: an edit relabels its section, not the
+// book, and no label outside it changes.
 func (d *Document) relabel(from, to int) {
 	head, p := "", 0
 	if from > 0 {
 		head, p = d.sectionBefore(from)
 	}
+	for it := range d.walk(from, to) {
+		d.unlabel(it)
+	}
 	lab := pointer.NewLabelerAt(head, p)
-	for _, it := range d.items[from:to] {
+	for it := range d.walk(from, to) {
 		if it.Kind == Heading {
 			it.Label = lab.Heading(it.Level)
 		} else {
 			it.Label = lab.Item()
 		}
+		if d.labels != nil {
+			d.labels[it.Label] = it
+		}
 	}
-	d.labels = nil
+}
+
+// unlabel takes an item out of the label index (if built).
+func (d *Document) unlabel(it *Item) {
+	if d.labels != nil && d.labels[it.Label] == it {
+		delete(d.labels, it.Label)
+	}
 }
 
 // sectionBefore returns the heading label and the p count in effect just
@@ -303,7 +359,7 @@ func (d *Document) relabel(from, to int) {
 func (d *Document) sectionBefore(i int) (string, int) {
 	p := 0
 	for j := i - 1; j >= 0; j-- {
-		it := d.items[j]
+		it := d.at(j)
 		if it.Kind == Heading {
 			return it.Label, p
 		}
@@ -315,24 +371,24 @@ func (d *Document) sectionBefore(i int) (string, int) {
 // sectionBounds returns [from, to): from the heading that starts the section
 // of index i (or 0) to the next heading (or the end).
 func (d *Document) sectionBounds(i int) (int, int) {
-	from := min(i, len(d.items))
-	for from > 0 && d.items[from-1].Kind != Heading {
+	from := min(i, d.items.n)
+	for from > 0 && d.at(from-1).Kind != Heading {
 		from--
 	}
 	if from > 0 {
 		from-- // include the heading itself
 	}
 	to := max(i, from) + 1
-	for to < len(d.items) && d.items[to].Kind != Heading {
+	for to < d.items.n && d.at(to).Kind != Heading {
 		to++
 	}
-	return from, min(to, len(d.items))
+	return from, min(to, d.items.n)
 }
 
 func (d *Document) labelIndex() map[string]*Item {
 	if d.labels == nil {
-		d.labels = make(map[string]*Item, len(d.items))
-		for _, it := range d.items {
+		d.labels = make(map[string]*Item, d.items.n)
+		for it := range d.walk(0, d.items.n) {
 			d.labels[it.Label] = it
 		}
 	}

@@ -95,13 +95,13 @@ func (d *Document) ReplaceText(ptr, markdown string) (EditResult, error) {
 	if it.Kind == FrontMatter {
 		return d.replaceFrontMatter(it, markdown)
 	}
-	text, err := compose(markdown, it.Shape, headingLevel(it), d.lineEnding(it.End))
+	text, err := compose(markdown, it.Shape, headingLevel(it), d.lineEnding(it.End()))
 	if err != nil {
 		return EditResult{}, err
 	}
-	p := plan{op: OpReplace, target: it, remove: it.Index, insert: it.Index, top: it.Top, reuseID: it.ID,
-		sp: Splice{Start: it.Start, Old: d.Markdown(it), New: text}}
-	p.newStart, p.newEnd = it.Start, it.Start+len(text)
+	p := plan{op: OpReplace, target: it, remove: it.Index(), insert: it.Index(), top: it.Top(), reuseID: it.ID,
+		sp: Splice{Start: it.Start(), Old: d.Markdown(it), New: text}}
+	p.newStart, p.newEnd = it.Start(), it.Start()+len(text)
 	p.kind = sameKindRule(it)
 	return d.apply(p)
 }
@@ -162,7 +162,7 @@ func (d *Document) InsertBefore(ptr, markdown string) (EditResult, error) {
 	if it.Kind == FrontMatter {
 		return EditResult{}, fmt.Errorf("%w: nothing can stand before the front matter %s; insert after it instead", ErrUnsupported, it.Pointer())
 	}
-	le := d.lineEnding(it.Start)
+	le := d.lineEnding(it.Start())
 	prefix, sep, err := d.beforeShape(it, le)
 	if err != nil {
 		return EditResult{}, err
@@ -172,12 +172,12 @@ func (d *Document) InsertBefore(ptr, markdown string) (EditResult, error) {
 		return EditResult{}, err
 	}
 	lead := ""
-	if it.Kind != ListItem && !d.blankBefore(it.Start) {
+	if it.Kind != ListItem && !d.blankBefore(it.Start()) {
 		lead = blankLine(prefix) + le // keep the new block apart from the line above
 	}
-	p := plan{op: OpInsertBefore, target: it, remove: -1, insert: it.Index, kind: notHeading, top: it.Top,
-		sp: Splice{Start: it.Start, New: lead + text + sep}}
-	p.newStart = it.Start + len(lead)
+	p := plan{op: OpInsertBefore, target: it, remove: -1, insert: it.Index(), kind: notHeading, top: it.Top(),
+		sp: Splice{Start: it.Start(), New: lead + text + sep}}
+	p.newStart = it.Start() + len(lead)
 	p.newEnd = p.newStart + len(text)
 	return d.apply(p)
 }
@@ -238,13 +238,13 @@ func (d *Document) InsertAfter(ptr, markdown string) (EditResult, error) {
 	if err != nil {
 		return EditResult{}, err
 	}
-	anchor, index := it.End, it.Index+1
+	anchor, index := it.End(), it.Index()+1
 	toks := lexPrefix(lastLine(it.Shape.Prefix))
 	var prefix, sep string
-	le := d.lineEnding(it.End)
+	le := d.lineEnding(it.End())
 	if m := lastMarker(toks); it.Kind == ListItem && m >= 0 {
 		last := d.lastInListItem(it)
-		anchor, index = last.End, last.Index+1
+		anchor, index = last.End(), last.Index()+1
 		prefix = siblingPrefix(toks, m, true)
 		sep = le
 		if !it.Shape.Tight {
@@ -265,7 +265,7 @@ func (d *Document) InsertAfter(ptr, markdown string) (EditResult, error) {
 	if it.Kind != ListItem && !d.blankAfter(anchor) {
 		trail = le + blankLine(prefix) // keep the new block apart from the line below
 	}
-	p := plan{op: OpInsertAfter, target: it, remove: -1, insert: index, kind: notHeading, top: it.Top,
+	p := plan{op: OpInsertAfter, target: it, remove: -1, insert: index, kind: notHeading, top: it.Top(),
 		sp: Splice{Start: anchor, New: sep + text + trail}}
 	p.newStart = anchor + len(sep)
 	p.newEnd = p.newStart + len(text)
@@ -296,12 +296,13 @@ func (d *Document) Append(markdown string) (EditResult, error) {
 		}
 	}
 	target, kind, top := &Item{}, notHeading, 0
-	if n := len(d.items); n > 0 {
-		target, top = d.items[n-1], d.items[n-1].Top
+	if n := d.items.n; n > 0 {
+		target = d.at(n - 1)
+		top = target.Top()
 	} else {
 		kind = nil
 	}
-	p := plan{op: OpAppend, target: target, remove: -1, insert: len(d.items), kind: kind, top: top,
+	p := plan{op: OpAppend, target: target, remove: -1, insert: d.items.n, kind: kind, top: top,
 		sp: Splice{Start: end, New: lead + text + le}}
 	p.newStart = end + len(lead)
 	p.newEnd = p.newStart + len(text)
@@ -327,8 +328,14 @@ func (d *Document) lastLineBlank() bool {
 func (d *Document) lastInListItem(it *Item) *Item {
 	li := it.innermost(InListItem)
 	last := it
-	for j := it.Index + 1; j < len(d.items) && li != 0 && d.items[j].inContainer(li); j++ {
-		last = d.items[j]
+	if li == 0 {
+		return last
+	}
+	for next := range d.walk(it.Index()+1, d.items.n) {
+		if !next.inContainer(li) {
+			break
+		}
+		last = next
 	}
 	return last
 }
@@ -358,11 +365,11 @@ func (d *Document) Delete(ptr string) (EditResult, error) {
 	if it.Kind == ListItem {
 		if last := d.lastInListItem(it); last != it {
 			return EditResult{}, fmt.Errorf("%w: the list item %s also holds %s; delete those first (from the last one), or replace this item's text",
-				ErrStructure, it.Pointer(), describeRange(d.items[it.Index+1:last.Index+1]))
+				ErrStructure, it.Pointer(), describeRange(d.span(it.Index()+1, last.Index()+1)))
 		}
 	}
 	start, end := d.deleteRange(it)
-	p := plan{op: OpDelete, target: it, remove: it.Index, insert: -1, top: it.Top,
+	p := plan{op: OpDelete, target: it, remove: it.Index(), insert: -1, top: it.Top(),
 		sp: Splice{Start: start, Old: string(d.text.Slice(start, end))}}
 	return d.apply(p)
 }

@@ -36,7 +36,7 @@ func TestEncodeInChunks(t *testing.T) {
 				require.NoError(t, err)
 				for i, it := range d.Items() {
 					got := back.At(i)
-					require.Equal(t, *it, *got, "item %d", i)
+					require.Equal(t, it.Copy(), got.Copy(), "item %d", i)
 				}
 			}
 			check(d)

@@ -7,3 +7,22 @@ func SetEncodeChunks(k int) (restore func()) {
 	encodeChunks = func(int) int { return k }
 	return func() { encodeChunks = prev }
 }
+
+// SetChunkSize makes documents built from now on (and edits) hold n items
+// or spans a chunk until the returned function restores the default.
+func SetChunkSize(n int) (restore func()) {
+	prev := chunkSize
+	chunkSize = n
+	return func() { chunkSize = prev }
+}
+
+// ChunkSizes returns the lengths of a document's item and span chunks.
+func ChunkSizes(d *Document) (items, tops []int) {
+	for _, c := range d.items.chunks {
+		items = append(items, len(c.elems))
+	}
+	for _, c := range d.tops.chunks {
+		tops = append(tops, len(c.elems))
+	}
+	return items, tops
+}

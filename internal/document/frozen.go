@@ -130,15 +130,19 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
-	n := len(d.items)
+	items := slices.Clone(d.flatItems()) // release lets go of them one by one
+	if release {
+		d.items, d.flat = chunked[*Item, itemHolder]{}, nil
+	}
+	n := len(items)
 	maxID := 0
 	names := make([]string, n) // the labels, for their order after the items are gone
-	for i, it := range d.items {
+	for i, it := range items {
 		maxID = max(maxID, it.ID)
 		names[i] = it.Label
 	}
 	idTable := make([]byte, 4*(maxID+1))
-	for i, it := range d.items {
+	for i, it := range items {
 		binary.LittleEndian.PutUint32(idTable[4*it.ID:], uint32(i+1))
 	}
 	if release {
@@ -156,13 +160,13 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 				e.blob = append(e.blob, 0) // offset 0 is never a reference
 			}
 			if !release { // else the items go as the blob grows: the two are never held whole together
-				e.blob = slices.Grow(e.blob, d.blobBound(d.items[from:to]))
+				e.blob = slices.Grow(e.blob, d.blobBound(items[from:to]))
 			}
 			out := recs[from*recSize : from*recSize]
 			for i := from; i < to; i++ {
-				out = e.record(out, d.items[i])
+				out = e.record(out, items[i])
 				if release {
-					d.items[i] = nil
+					items[i] = nil
 				}
 			}
 			blobs[c] = e.blob
@@ -183,8 +187,8 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	if base >= math.MaxUint32 {
 		return [][]byte{nil, recs}, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
 	}
-	tops := make([]byte, 0, 8*len(d.tops))
-	for _, t := range d.tops {
+	tops := make([]byte, 0, 8*d.tops.n)
+	for _, t := range d.flatTopSpans() {
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.Start))
 		tops = binary.LittleEndian.AppendUint32(tops, uint32(t.End))
 	}
@@ -201,7 +205,7 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	head = append(head, frozenMagic...)
 	sections := [][]byte{recs, tops, idTable, labels}
 	off := 4 * headerWords
-	for _, v := range []int{frozenVersion, n, len(d.tops), d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
+	for _, v := range []int{frozenVersion, n, d.tops.n, d.nextID, d.nextCont, d.text.Len(), maxID + 1} {
 		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
 	for _, s := range sections {
@@ -238,8 +242,8 @@ type encoder struct {
 
 func (e *encoder) record(recs []byte, it *Item) []byte {
 	recs = binary.LittleEndian.AppendUint32(recs, uint32(it.ID))
-	recs = binary.LittleEndian.AppendUint32(recs, uint32(it.Start))
-	recs = binary.LittleEndian.AppendUint32(recs, uint32(it.End))
+	recs = binary.LittleEndian.AppendUint32(recs, uint32(it.Start()))
+	recs = binary.LittleEndian.AppendUint32(recs, uint32(it.End()))
 	recs = append(recs, kindCode(it.Kind), byte(it.Level), 0, 0)
 	recs = binary.LittleEndian.AppendUint32(recs, e.str(it.Label))
 	return binary.LittleEndian.AppendUint32(recs, e.extra(it))
@@ -266,7 +270,7 @@ func (e *encoder) extra(it *Item) uint32 {
 	if !inMD {
 		flags |= flagPrefixInBlob
 	}
-	for _, v := range []int{it.Top, it.QuoteDepth, int(flags)} {
+	for _, v := range []int{it.Top(), it.QuoteDepth, int(flags)} {
 		e.blob = binary.AppendUvarint(e.blob, uint64(v))
 	}
 	if inMD {
@@ -505,12 +509,12 @@ func (f *frozen) fill(it *Item, i int, src []byte) {
 		panic(corrupt("item %d: span %d..%d of %d bytes, references %d, %d", i, start, end, len(src), lr, er))
 	}
 	label, ok := f.str(lr)
-	*it = Item{ID: id, Label: label, Kind: kind, Level: level, Index: i, Start: start, End: end}
+	*it = Item{ID: id, Label: label, Kind: kind, Level: level, index: i, start: start, end: end}
 	r := reader{b: f.blob, off: er}
 	if !ok {
 		r.fail()
 	}
-	it.Top, it.QuoteDepth = r.int(), r.int()
+	it.top, it.QuoteDepth = r.int(), r.int()
 	flags := r.int()
 	it.Shape.Tight = flags&flagTight != 0
 	md := src[start:end]

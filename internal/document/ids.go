@@ -12,7 +12,7 @@ func (d *Document) ItemIDs() (ids []int, next int) {
 		if d.lazy != nil {
 			ids[i], _, _, _, _ = d.lazy.rec(i)
 		} else {
-			ids[i] = d.items[i].ID
+			ids[i] = d.at(i).ID
 		}
 	}
 	return ids, d.nextID
@@ -40,7 +40,7 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 		return err
 	}
 	byID := make(map[int]*Item, len(ids))
-	for i, it := range d.items {
+	for i, it := range d.All(0, d.items.n) {
 		it.ID = ids[i]
 		byID[it.ID] = it
 	}

@@ -93,17 +93,23 @@ type Shape struct {
 }
 
 // Item is one addressable block of a document.
+//
+// Where an item stands (Index, Start, End, Top) is read through methods:
+// an item in a document is held in a chunk of items (chunk.go) and keeps
+// those numbers relative to its chunk, so that an edit shifts the chunks
+// after it, not every item after it.
 type Item struct {
-	ID int
-	// Index is the 0-based position in the document.
-	Index int
-	// Start and End delimit the item's Markdown in the source: whole lines,
-	// container prefixes included, the final line ending excluded.
-	Start, End int
-	// Top is the index of the item's top-level block. (Index, Start, End
-	// and Top lie together at the start: an edit shifts them in every item
-	// after it.)
-	Top   int
+	// c is the chunk holding the item, nil for an item in no document
+	// (a parser's, or one built from an encoding): then index, start, end
+	// and top are absolute, else relative to c's bases.
+	c *chunk[*Item]
+	// index is the 0-based position in the document. start and end
+	// delimit the item's Markdown in the source: whole lines, container
+	// prefixes included, the final line ending excluded. top is the index
+	// of the item's top-level block.
+	index, start, end, top int
+
+	ID    int
 	Label string
 	Kind  Kind
 	// Level is the heading level (1..6); 0 for other kinds.
@@ -116,6 +122,76 @@ type Item struct {
 	// QuoteDepth is the number of enclosing block quotes.
 	QuoteDepth int
 	Shape      Shape
+}
+
+// Index returns the item's 0-based position in the document.
+func (it *Item) Index() int {
+	if it.c == nil {
+		return it.index
+	}
+	return it.c.idx + it.index
+}
+
+// Start returns the offset of the item's first byte in the source: items
+// are whole lines, container prefixes included.
+func (it *Item) Start() int {
+	if it.c == nil {
+		return it.start
+	}
+	return it.c.off + it.start
+}
+
+// End returns the offset just after the item's last byte, its final line
+// ending excluded.
+func (it *Item) End() int {
+	if it.c == nil {
+		return it.end
+	}
+	return it.c.off + it.end
+}
+
+// Top returns the index of the item's top-level block (Document.Top).
+func (it *Item) Top() int {
+	if it.c == nil {
+		return it.top
+	}
+	return it.c.top + it.top
+}
+
+// SetSpan sets Start and End of an item in no document (a Parser's); it
+// panics for an item of a document, which only its edits move.
+func (it *Item) SetSpan(start, end int) {
+	it.loose()
+	it.start, it.end = start, end
+}
+
+// SetTop sets Top of an item in no document: see SetSpan.
+func (it *Item) SetTop(top int) {
+	it.loose()
+	it.top = top
+}
+
+// SetIndex sets Index of an item in no document: see SetSpan.
+func (it *Item) SetIndex(index int) {
+	it.loose()
+	it.index = index
+}
+
+// Copy returns a copy of the item that belongs to no document: its
+// numbers are where the item is now, and no later edit moves them. Two
+// copies compare equal (reflect.DeepEqual) when the items are the same,
+// whichever way their documents hold them.
+func (it *Item) Copy() *Item {
+	cp := *it
+	cp.index, cp.start, cp.end, cp.top = it.Index(), it.Start(), it.End(), it.Top()
+	cp.c = nil
+	return &cp
+}
+
+func (it *Item) loose() {
+	if it.c != nil {
+		panic("document: an item of a document is moved only by its edits")
+	}
 }
 
 // Pointer returns the item's canonical pointer.

@@ -2,6 +2,7 @@ package document
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -72,9 +73,9 @@ func (d *Document) undoPlan(e JournalEntry) (plan, error) {
 		if it == nil {
 			return plan{}, fmt.Errorf("%w: item %d of the journal is gone", ErrStructure, e.ItemID)
 		}
-		p.target, p.top, p.remove = it, it.Top, it.Index
+		p.target, p.top, p.remove = it, it.Top(), it.Index()
 		if e.Op == OpReplace {
-			p.insert, p.reuseID = it.Index, it.ID
+			p.insert, p.reuseID = it.Index(), it.ID
 			p.newStart, p.newEnd = sp.Start, sp.Start+len(e.MarkdownBefore)
 			kind := e.Kind
 			p.kind = func(n *Item) error { return sameKind(kind, n) }
@@ -111,16 +112,13 @@ func sameKind(k Kind, n *Item) error {
 // insertionPoint returns the index an item starting at offset would take
 // and the top-level block next to it.
 func (d *Document) insertionPoint(off int) (int, int) {
-	i := 0
-	for i < len(d.items) && d.items[i].Start < off {
-		i++
-	}
+	i := sort.Search(d.items.n, func(i int) bool { return d.at(i).Start() >= off }) // items are in source order
 	top := 0
 	switch {
-	case i < len(d.items):
-		top = d.items[i].Top
+	case i < d.items.n:
+		top = d.at(i).Top()
 	case i > 0:
-		top = d.items[i-1].Top
+		top = d.at(i - 1).Top()
 	}
 	return i, top
 }

@@ -23,9 +23,9 @@ func (d *Document) Read(ptr string, before, after int) ([]*Item, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	from := max(0, it.Index-before)
-	to := min(d.Len(), it.Index+after+1)
-	return d.span(from, to), it.Index - from, nil
+	from := max(0, it.Index()-before)
+	to := min(d.Len(), it.Index()+after+1)
+	return d.span(from, to), it.Index() - from, nil
 }
 
 // Range lists up to limit items starting at the item from names (the first
@@ -40,7 +40,7 @@ func (d *Document) Range(from string, limit int, keep func(*Item) bool) ([]*Item
 		if err != nil {
 			return nil, err
 		}
-		start = it.Index
+		start = it.Index()
 	}
 	var out []*Item
 	for i := start; i < d.Len(); i++ {

@@ -3,6 +3,7 @@ package document
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,12 +129,12 @@ func (d *Document) missingID(p pointer.Pointer, input string) error {
 // document order.
 func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
 	d.force()
-	i := sort.Search(len(d.items), func(i int) bool {
-		return pointer.Compare(d.items[i].Label, label) >= 0
+	i := sort.Search(d.items.n, func(i int) bool {
+		return pointer.Compare(d.at(i).Label, label) >= 0
 	})
 	from := max(0, i-n/2-1)
-	if i >= len(d.items) {
-		from = max(0, len(d.items)-n)
+	if i >= d.items.n {
+		from = max(0, d.items.n-n)
 	}
 	return d.pointersFrom(from, n)
 }
@@ -141,12 +142,11 @@ func (d *Document) nearLabel(label string, n int) []pointer.Pointer {
 // nearID returns up to n items whose IDs are closest to id.
 func (d *Document) nearID(id, n int) []pointer.Pointer {
 	d.force()
-	cands := make([]*Item, len(d.items))
-	copy(cands, d.items)
+	cands := slices.Clone(d.flatItems())
 	dist := func(it *Item) int { return max(it.ID-id, id-it.ID) }
 	sort.SliceStable(cands, func(a, b int) bool { return dist(cands[a]) < dist(cands[b]) })
 	cands = cands[:min(n, len(cands))]
-	sort.Slice(cands, func(a, b int) bool { return cands[a].Index < cands[b].Index })
+	sort.Slice(cands, func(a, b int) bool { return cands[a].Index() < cands[b].Index() })
 	out := make([]pointer.Pointer, len(cands))
 	for i, it := range cands {
 		out[i] = it.Pointer()

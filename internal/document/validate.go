@@ -28,7 +28,7 @@ func (v *validator) expected() []*Item {
 			exp = append(exp, nil)
 		}
 		if i < v.i1 && i != v.p.remove {
-			exp = append(exp, v.d.items[i])
+			exp = append(exp, v.d.at(i))
 		}
 	}
 	return exp
@@ -37,10 +37,10 @@ func (v *validator) expected() []*Item {
 // shifted returns where an unchanged item must be after the splice: items
 // (never empty) ending at or before the splice stay, the others move.
 func (v *validator) shifted(e *Item) (int, int) {
-	if e.End <= v.p.sp.Start {
-		return e.Start, e.End
+	if e.End() <= v.p.sp.Start {
+		return e.Start(), e.End()
 	}
-	return e.Start + v.delta, e.End + v.delta
+	return e.Start() + v.delta, e.End() + v.delta
 }
 
 func (v *validator) run() error {
@@ -65,8 +65,8 @@ func (v *validator) check(e, g *Item) error {
 	if e == nil {
 		return v.checkNew(g)
 	}
-	if s, end := v.shifted(e); g.Start != s || g.End != end {
-		if v.newItem != nil && g.Start == s {
+	if s, end := v.shifted(e); g.Start() != s || g.End() != end {
+		if v.newItem != nil && g.Start() == s {
 			return v.refuse("%s would change: the new text merges with it", v.name(e))
 		}
 		return v.refuse("%s would change: it would read as %s", v.name(e), v.describe(g))
@@ -82,11 +82,11 @@ func (v *validator) check(e, g *Item) error {
 
 func (v *validator) checkNew(g *Item) error {
 	switch {
-	case g.Start == v.p.newStart && g.End > v.p.newEnd:
+	case g.Start() == v.p.newStart && g.End() > v.p.newEnd:
 		return v.refuse("the new text would merge with the text after it into %s; end it so that it stays one block (for example with a complete sentence, a closed code fence or a closed HTML tag)", v.describe(g))
-	case g.Start == v.p.newStart && g.End < v.p.newEnd:
+	case g.Start() == v.p.newStart && g.End() < v.p.newEnd:
 		return v.refuse("the new text would make more than one block (the first would be %s); give exactly one block, or make several edits", v.describe(g))
-	case g.Start != v.p.newStart:
+	case g.Start() != v.p.newStart:
 		return v.refuse("the new text would not stand as a block of its own here (it would be read as part of a neighbour or as a link reference definition)")
 	}
 	if v.p.kind != nil {
@@ -128,7 +128,7 @@ func (v *validator) result() []*Item {
 		for i := range g.Containers {
 			g.Containers[i].ID = v.containerID(g.Containers[i].ID)
 		}
-		g.Top += v.k0
+		g.top += v.k0
 		e := v.exp[k]
 		if e == nil {
 			g.ID = v.p.reuseID
@@ -175,10 +175,10 @@ func (v *validator) name(it *Item) string {
 // describe names a re-parsed item by kind and an excerpt of its Markdown.
 func (v *validator) describe(g *Item) string {
 	src, base := v.reg.Src, v.reg.Base
-	if g.End-base > len(src) || g.Start < base || g.Start > g.End {
+	if g.End()-base > len(src) || g.Start() < base || g.Start() > g.End() {
 		return kindName(g)
 	}
-	md := strings.TrimSpace(string(src[g.Start-base : g.End-base]))
+	md := strings.TrimSpace(string(src[g.Start()-base : g.End()-base]))
 	return fmt.Sprintf("%s %q", kindName(g), excerpt(md, 60))
 }
 

@@ -271,7 +271,7 @@ func (b *book) findNames(names []string, m *codex.Matcher, entry string, opt sea
 		return nil, false, err
 	}
 	ids := b.idx().ItemsMatching(names)
-	slices.SortFunc(ids, func(x, y int) int { return b.doc.ByID(x).Index - b.doc.ByID(y).Index })
+	slices.SortFunc(ids, func(x, y int) int { return b.doc.ByID(x).Index() - b.doc.ByID(y).Index() })
 	var out []search.Result
 	for _, itemID := range ids {
 		it := b.doc.ByID(itemID)
@@ -346,7 +346,7 @@ func (s *Session) CodexContext(id string, itemIDs []int) ([]EntryContext, error)
 			if it == nil {
 				continue
 			}
-			last = max(last, it.Index)
+			last = max(last, it.Index())
 			for _, eid := range m.Entries(it.Text) {
 				if !slices.Contains(seen, eid) {
 					seen = append(seen, eid)
@@ -440,7 +440,7 @@ func (s *Session) FactsAsOf(id, ref, at string) ([]codex.Fact, string, error) {
 		if err != nil {
 			return err
 		}
-		facts, ptr = e.FactsAsOf(b.doc, it.Index), it.Pointer().String()
+		facts, ptr = e.FactsAsOf(b.doc, it.Index()), it.Pointer().String()
 		return nil
 	})
 	return facts, ptr, err

@@ -69,7 +69,7 @@ func (s *Session) ItemAfter(id string, off int) (ItemView, error) {
 	var out ItemView
 	err := s.with(id, func(b *book) error {
 		n := b.doc.Len() // a decoded book builds only the items it looks at
-		i := sort.Search(n, func(i int) bool { return b.doc.At(i).End > off })
+		i := sort.Search(n, func(i int) bool { return b.doc.At(i).End() > off })
 		if i == n {
 			return fmt.Errorf("%w: no item ends after byte %d", document.ErrRange, off)
 		}

@@ -52,17 +52,17 @@ func keptIDs(od, nd *document.Document) (ids []int, next int) {
 	same := map[key]int{} // position in the new text → old id
 	for _, it := range od.Items() {
 		switch {
-		case it.End <= pre:
-			same[key{it.Start, it.End, it.Kind}] = it.ID
-		case it.Start >= len(oldSrc)-suf:
-			same[key{it.Start + shift, it.End + shift, it.Kind}] = it.ID
+		case it.End() <= pre:
+			same[key{it.Start(), it.End(), it.Kind}] = it.ID
+		case it.Start() >= len(oldSrc)-suf:
+			same[key{it.Start() + shift, it.End() + shift, it.Kind}] = it.ID
 		}
 	}
 	_, next = od.ItemIDs()
 	used := map[int]bool{}
 	ids = make([]int, nd.Len())
 	for i, it := range nd.Items() {
-		if old, ok := same[key{it.Start, it.End, it.Kind}]; ok && !used[old] {
+		if old, ok := same[key{it.Start(), it.End(), it.Kind}]; ok && !used[old] {
 			ids[i], used[old] = old, true
 			continue
 		}

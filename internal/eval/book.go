@@ -105,7 +105,7 @@ func chapters(d *document.Document) (int, []section) {
 	var out []section
 	for _, it := range d.Items() {
 		if it.Kind == document.Heading && it.Level == level {
-			out = append(out, section{heading: it, end: d.SectionEnd(it.Index)})
+			out = append(out, section{heading: it, end: d.SectionEnd(it.Index())})
 		}
 	}
 	return level, out
@@ -114,7 +114,7 @@ func chapters(d *document.Document) (int, []section) {
 // chapterOf returns the chapter holding the item at index i.
 func (b *Book) chapterOf(i int) (section, bool) {
 	for _, c := range b.chapters {
-		if c.heading.Index < i && i < c.end {
+		if c.heading.Index() < i && i < c.end {
 			return c, true
 		}
 	}
@@ -144,7 +144,7 @@ func (b *Book) mentions(names ...string) []*document.Item {
 			out = append(out, it)
 		}
 	}
-	slices.SortFunc(out, func(a, c *document.Item) int { return a.Index - c.Index })
+	slices.SortFunc(out, func(a, c *document.Item) int { return a.Index() - c.Index() })
 	return out
 }
 

@@ -110,10 +110,10 @@ func (b *Book) inChapter(ms []*document.Item, heading string) []*document.Item {
 	if err != nil {
 		return ms
 	}
-	end := b.doc.SectionEnd(h.Index)
+	end := b.doc.SectionEnd(h.Index())
 	var out []*document.Item
 	for _, it := range ms {
-		if it.Index > h.Index && it.Index < end {
+		if it.Index() > h.Index() && it.Index() < end {
 			out = append(out, it)
 		}
 	}

@@ -210,7 +210,7 @@ func (g *gen) count(rng *rand.Rand) []Task {
 func countIn(items []*document.Item, ch section) int {
 	n := 0
 	for _, it := range items {
-		if ch.heading.Index < it.Index && it.Index < ch.end {
+		if ch.heading.Index() < it.Index() && it.Index() < ch.end {
 			n++
 		}
 	}
@@ -226,13 +226,13 @@ func (g *gen) chapterParams(ch section) Params {
 func (g *gen) chapter(rng *rand.Rand) []Task {
 	var cands []name
 	for _, nm := range g.names {
-		if _, ok := g.b.chapterOf(nm.items[0].Index); ok {
+		if _, ok := g.b.chapterOf(nm.items[0].Index()); ok {
 			cands = append(cands, nm)
 		}
 	}
 	var tasks []Task
 	for _, nm := range pick(rng, cands, g.opt.PerFamily) {
-		ch, _ := g.b.chapterOf(nm.items[0].Index)
+		ch, _ := g.b.chapterOf(nm.items[0].Index())
 		t := Task{Params: Params{Name: nm.form, ChapterLevel: g.b.level},
 			Gold: Gold{Pointers: []string{ch.heading.Pointer().String()}}}
 		t.Prompt = chapterPrompt(t.Params, g.b.chapters[0].heading.Text)

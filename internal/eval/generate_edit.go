@@ -70,7 +70,7 @@ func (g *gen) insert(rng *rand.Rand) []Task {
 // firstParagraph returns the first item of a chapter, if it is a plain
 // paragraph.
 func (g *gen) firstParagraph(ch section) (*document.Item, bool) {
-	for i := ch.heading.Index + 1; i < ch.end; i++ {
+	for i := ch.heading.Index() + 1; i < ch.end; i++ {
 		it := g.b.doc.At(i)
 		if it.Kind == document.Paragraph {
 			return it, plainParagraph(it)
@@ -116,7 +116,7 @@ func (g *gen) relay(rng *rand.Rand) []Task {
 	}
 	var paras []*document.Item
 	for _, it := range g.b.doc.Items() {
-		if n := it.End - it.Start; plainParagraph(it) && n >= 120 && n <= 1200 {
+		if n := it.End() - it.Start(); plainParagraph(it) && n >= 120 && n <= 1200 {
 			paras = append(paras, it)
 		}
 	}

@@ -154,11 +154,11 @@ func checkGold(t *testing.T, b *Book, task Task) {
 	case Count:
 		h, err := b.resolve(p.Chapter)
 		require.NoError(t, err)
-		require.Equal(t, len(holding(b, h.Index, b.doc.SectionEnd(h.Index), p.Name)), *task.Gold.Count, task.ID)
+		require.Equal(t, len(holding(b, h.Index(), b.doc.SectionEnd(h.Index()), p.Name)), *task.Gold.Count, task.ID)
 	case Chapter:
 		first, _ := b.resolve(all[0])
 		var heading string
-		for _, it := range b.doc.Items()[:first.Index] {
+		for _, it := range b.doc.Items()[:first.Index()] {
 			if it.Kind == document.Heading && it.Level <= p.ChapterLevel {
 				heading = it.Pointer().String()
 			}

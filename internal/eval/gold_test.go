@@ -136,7 +136,7 @@ func (g goldBook) literal(id string, c goldCharacter, name string) []*document.I
 		if it.Kind == document.Heading {
 			continue
 		}
-		mentioned := slices.Contains(g.blocks[it.Top].Mentions, id)
+		mentioned := slices.Contains(g.blocks[it.Top()].Mentions, id)
 		for _, sp := range textnorm.Spans(it.Text) {
 			w := it.Text[sp.Start:sp.End]
 			capitals := allUpper(w) && utf8.RuneCountInString(w) > 1
@@ -201,10 +201,10 @@ func (g goldBook) check(t *testing.T, task Task) bool {
 		require.Equal(t, lit[p.N-1].Pointer().String(), task.Gold.Edit.Pointer, task.ID)
 	case Count:
 		h, _ := g.b.resolve(p.Chapter)
-		ch := section{heading: h, end: g.b.doc.SectionEnd(h.Index)}
+		ch := section{heading: h, end: g.b.doc.SectionEnd(h.Index())}
 		require.Equal(t, countIn(lit, ch), *task.Gold.Count, task.ID)
 	case Chapter:
-		ch, _ := g.b.chapterOf(lit[0].Index)
+		ch, _ := g.b.chapterOf(lit[0].Index())
 		require.Equal(t, []string{ch.heading.Pointer().String()}, task.Gold.Pointers, task.ID)
 	case Collect, Walk:
 		oid, oc, ok := g.character(p.Other)

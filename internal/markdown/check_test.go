@@ -62,25 +62,25 @@ func checkInvariants(d *document.Document) error {
 	prev := 0
 	for i, it := range d.Items() {
 		switch {
-		case it.Index != i:
-			return fmt.Errorf("item %d has index %d", i, it.Index)
-		case it.Start < prev || it.End < it.Start || it.End > len(src):
-			return fmt.Errorf("item %s span [%d,%d) out of order (prev end %d)", it.Pointer(), it.Start, it.End, prev)
-		case it.Start > 0 && src[it.Start-1] != '\n':
+		case it.Index() != i:
+			return fmt.Errorf("item %d has index %d", i, it.Index())
+		case it.Start() < prev || it.End() < it.Start() || it.End() > len(src):
+			return fmt.Errorf("item %s span [%d,%d) out of order (prev end %d)", it.Pointer(), it.Start(), it.End(), prev)
+		case it.Start() > 0 && src[it.Start()-1] != '\n':
 			return fmt.Errorf("item %s does not start at a line start", it.Pointer())
-		case it.End < len(src) && src[it.End] != '\n' && src[it.End] != '\r':
+		case it.End() < len(src) && src[it.End()] != '\n' && src[it.End()] != '\r':
 			return fmt.Errorf("item %s does not end at a line end", it.Pointer())
-		case it.Top < 0 || it.Top >= len(d.Tops()):
-			return fmt.Errorf("item %s has top %d of %d", it.Pointer(), it.Top, len(d.Tops()))
+		case it.Top() < 0 || it.Top() >= len(d.Tops()):
+			return fmt.Errorf("item %s has top %d of %d", it.Pointer(), it.Top(), len(d.Tops()))
 		}
-		top := d.Tops()[it.Top]
-		if it.Start < top.Start || it.End > top.End {
-			return fmt.Errorf("item %s [%d,%d) outside its top [%d,%d)", it.Pointer(), it.Start, it.End, top.Start, top.End)
+		top := d.Tops()[it.Top()]
+		if it.Start() < top.Start || it.End() > top.End {
+			return fmt.Errorf("item %s [%d,%d) outside its top [%d,%d)", it.Pointer(), it.Start(), it.End(), top.Start, top.End)
 		}
 		if d.ByID(it.ID) != it {
 			return fmt.Errorf("item %s not found by ID", it.Pointer())
 		}
-		prev = it.End
+		prev = it.End()
 	}
 	return checkCoverage(d)
 }
@@ -126,9 +126,9 @@ func sameAsReparse(d *document.Document) error {
 	fwd, back := map[int]int{}, map[int]int{}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.Kind != y.Kind || x.Level != y.Level || x.Start != y.Start || x.End != y.End || x.Text != y.Text ||
-			x.Top != y.Top || x.Label != y.Label || x.QuoteDepth != y.QuoteDepth || x.Shape != y.Shape {
-			return fmt.Errorf("item %d differs:\n edited  %+v\n reparse %+v", i, *x, *y)
+		if x.Kind != y.Kind || x.Level != y.Level || x.Start() != y.Start() || x.End() != y.End() || x.Text != y.Text ||
+			x.Top() != y.Top() || x.Label != y.Label || x.QuoteDepth != y.QuoteDepth || x.Shape != y.Shape {
+			return fmt.Errorf("item %d differs:\n edited  %+v\n reparse %+v", i, x.Copy(), y.Copy())
 		}
 		if len(x.Containers) != len(y.Containers) {
 			return fmt.Errorf("item %d containers differ: %v vs %v", i, x.Containers, y.Containers)

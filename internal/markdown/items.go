@@ -41,7 +41,7 @@ func (b *builder) build(doc ast.Node) {
 			start, end = len(b.src), 0 // a leaf: its item's span is exact
 		}
 		for _, it := range b.items[first:] {
-			start, end = min(start, it.Start-b.base), max(end, it.End-b.base)
+			start, end = min(start, it.Start()-b.base), max(end, it.End()-b.base)
 		}
 		b.tops = append(b.tops, document.Span{Start: start + b.base, End: end + b.base})
 	}
@@ -105,8 +105,9 @@ func (b *builder) item(kind document.Kind, start, end int, txt string) *document
 	}
 	it := &b.slab[0]
 	b.slab = b.slab[1:]
-	*it = document.Item{Kind: kind, Start: start + b.base, End: end + b.base, Text: txt,
-		QuoteDepth: b.quote, Top: b.top}
+	*it = document.Item{Kind: kind, Text: txt, QuoteDepth: b.quote}
+	it.SetSpan(start+b.base, end+b.base)
+	it.SetTop(b.top)
 	if len(b.conts) > 0 {
 		it.Containers = append([]document.Container(nil), b.conts...)
 	}

@@ -106,7 +106,7 @@ func (p *Parser) parseRegion(src []byte, off, start, end int, shared bool) (reg 
 		p.refs = refs
 	}
 	for _, it := range items {
-		it.Top += len(reg.Tops)
+		it.SetTop(it.Top() + len(reg.Tops))
 	}
 	reg.Items = append(reg.Items, items...)
 	reg.Tops = append(reg.Tops, tops...)
@@ -128,7 +128,8 @@ func (p *Parser) frontMatterOnly(src []byte, end int) frontRegion {
 		out.base = len(bom)
 	}
 	if fm, text := frontMatter(src[out.base:end]); fm > 0 {
-		it := &document.Item{Kind: document.FrontMatter, Start: out.base, End: out.base + fm, Text: text}
+		it := &document.Item{Kind: document.FrontMatter, Text: text}
+		it.SetSpan(out.base, out.base+fm)
 		out.Items = append(out.Items, it)
 		out.Tops = append(out.Tops, document.Span{Start: out.base, End: out.base + fm})
 		out.base += fm
@@ -177,8 +178,10 @@ func fallback(src []byte, base int) ([]*document.Item, []document.Span) {
 				e = ne
 			}
 			tops = append(tops, document.Span{Start: s + base, End: e + base})
-			items = append(items, &document.Item{Kind: document.Paragraph, Start: s + base, End: e + base,
-				Text: string(src[s:e]), Top: len(tops) - 1})
+			it := &document.Item{Kind: document.Paragraph, Text: string(src[s:e])}
+			it.SetSpan(s+base, e+base)
+			it.SetTop(len(tops) - 1)
+			items = append(items, it)
 		}
 		i = nextLine(src, e)
 	}

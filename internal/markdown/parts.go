@@ -132,13 +132,13 @@ func eachPart[T any](src []byte, items []*document.Item, each func([]byte, int, 
 	starts, first := []int{0}, []int{0}
 	for k, i := 1, 0; k < n; k++ {
 		at := k * len(src) / n
-		for i < len(items) && items[i].Start < at {
+		for i < len(items) && items[i].Start() < at {
 			i++
 		}
 		if i == len(items) {
 			break
 		}
-		if s := items[i].Start; s > starts[len(starts)-1] {
+		if s := items[i].Start(); s > starts[len(starts)-1] {
 			starts, first = append(starts, s), append(first, i)
 		}
 	}
@@ -167,7 +167,7 @@ func parsePart(src []byte, start, end int) (p part) {
 		return part{open: true} // goldmark panicked: parse the book whole
 	}
 	for _, it := range b.items {
-		it.Top += len(frontTops)
+		it.SetTop(it.Top() + len(frontTops))
 	}
 	p.items = append(front, b.items...)
 	p.tops = append(frontTops, b.tops...)
@@ -203,7 +203,7 @@ func join(src []byte, parts []part) (document.Region, bool) {
 	conts := 0
 	for _, p := range parts {
 		for _, it := range p.items {
-			it.Top += len(reg.Tops)
+			it.SetTop(it.Top() + len(reg.Tops))
 			for i := range it.Containers {
 				it.Containers[i].ID += conts
 			}

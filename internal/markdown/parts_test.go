@@ -61,7 +61,7 @@ func checkEach(t testing.TB, src []byte, items []*document.Item, parts []seenPar
 		require.LessOrEqual(t, p.start, p.end, "part %d", k)
 		for _, it := range p.items {
 			require.Same(t, items[i], it, "item %d in part %d", i, k)
-			require.True(t, it.Start >= p.start && it.End <= p.end, "item %d [%d,%d) lies in part %d [%d,%d)", i, it.Start, it.End, k, p.start, p.end)
+			require.True(t, it.Start() >= p.start && it.End() <= p.end, "item %d [%d,%d) lies in part %d [%d,%d)", i, it.Start(), it.End(), k, p.start, p.end)
 			i++
 		}
 		at = p.end

@@ -27,7 +27,7 @@ func (b *builder) repair() {
 	sort.SliceStable(idx, func(i, j int) bool { return b.tops[idx[i]].Start < b.tops[idx[j]].Start })
 	byTop := map[int][]*document.Item{}
 	for _, it := range b.items {
-		byTop[it.Top] = append(byTop[it.Top], it)
+		byTop[it.Top()] = append(byTop[it.Top()], it)
 	}
 	var groups []*group
 	for _, k := range idx {
@@ -48,7 +48,7 @@ func (b *builder) repair() {
 			items = []*document.Item{b.merged(g.span, items)}
 		}
 		for _, it := range items {
-			it.Top = k
+			it.SetTop(k)
 		}
 		b.items = append(b.items, items...)
 	}
@@ -66,7 +66,7 @@ func (b *builder) ordered() bool {
 
 func inOrder(items []*document.Item) bool {
 	for i := 1; i < len(items); i++ {
-		if items[i].Start <= items[i-1].End || items[i].Top < items[i-1].Top {
+		if items[i].Start() <= items[i-1].End() || items[i].Top() < items[i-1].Top() {
 			return false
 		}
 	}
@@ -75,12 +75,13 @@ func inOrder(items []*document.Item) bool {
 
 // merged is one paragraph covering a span, with the texts of the items.
 func (b *builder) merged(span document.Span, items []*document.Item) *document.Item {
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Start() < items[j].Start() })
 	texts := make([]string, 0, len(items))
 	for _, it := range items {
 		texts = append(texts, it.Text)
 	}
-	it := &document.Item{Kind: document.Paragraph, Start: span.Start, End: span.End, Text: strings.Join(texts, " ")}
+	it := &document.Item{Kind: document.Paragraph, Text: strings.Join(texts, " ")}
+	it.SetSpan(span.Start, span.End)
 	if len(items) > 0 {
 		it.Containers, it.QuoteDepth = items[0].Containers, items[0].QuoteDepth
 	}

@@ -31,7 +31,7 @@ func (x *Index) All(d *document.Document, query string, opt Options) ([]Result, 
 			items = append(items, it)
 		}
 	}
-	slices.SortFunc(items, func(a, b *document.Item) int { return a.Index - b.Index })
+	slices.SortFunc(items, func(a, b *document.Item) int { return a.Index() - b.Index() })
 	m := textnorm.NewMatcher(query)
 	out := []Result{}
 	for _, it := range items {

@@ -13,7 +13,8 @@ import (
 func TestBestHits(t *testing.T) {
 	items := make([]*document.Item, 8)
 	for i := range items {
-		items[i] = &document.Item{Index: i}
+		items[i] = &document.Item{}
+		items[i].SetIndex(i)
 	}
 	scores := []float64{0.5, 0.9, 0.1, 0.9, 0.7, 0.2, 0.7, 0.3}
 	top := &bestHits{k: 4}
@@ -22,7 +23,7 @@ func TestBestHits(t *testing.T) {
 	}
 	var got []int
 	for _, h := range top.sorted() {
-		got = append(got, h.it.Index)
+		got = append(got, h.it.Index())
 	}
 	require.Equal(t, []int{1, 3, 4, 6}, got)
 
@@ -30,5 +31,5 @@ func TestBestHits(t *testing.T) {
 	few.add(hit{it: items[2], score: 1})
 	few.add(hit{it: items[0], score: 1})
 	require.Len(t, few.sorted(), 2)
-	require.Equal(t, 0, few.sorted()[0].it.Index)
+	require.Equal(t, 0, few.sorted()[0].it.Index())
 }

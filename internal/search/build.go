@@ -102,7 +102,7 @@ func (x *Index) rebuildWith(d *document.Document, workers int) {
 		maxID = items[n-1].id
 	}
 	x.doc, x.version, x.fz, x.thawed, x.own = d, d.Version(), nil, nil, nil
-	x.post, x.items, x.nItems, x.total = nil, make([]entry, maxID+1), 0, 0
+	x.post, x.items, x.nItems, x.total, x.pend = nil, make([]entry, maxID+1), 0, 0, map[termID]*pending{}
 
 	chunks := cut(items, size, workers)
 	ws := make([]worker, min(workers, len(chunks)))

@@ -50,7 +50,7 @@ func (x *Index) candidates(d *document.Document, stems []string, f *filter) []*d
 			items = append(items, it)
 		}
 	}
-	slices.SortFunc(items, func(a, b *document.Item) int { return a.Index - b.Index })
+	slices.SortFunc(items, func(a, b *document.Item) int { return a.Index() - b.Index() })
 	return items
 }
 

@@ -381,42 +381,57 @@ func (x *Index) lexv() lexView {
 	return &x.lex
 }
 
-// postingsOf returns a term's postings (decoded from an encoded index).
+// postingsOf returns a term's postings (decoded from an encoded index),
+// with its pending changes (update.go).
 func (x *Index) postingsOf(t termID) []posting {
 	if x.fz != nil {
 		return x.fz.postings(t)
 	}
-	if x.encoded(t) {
+	if p := x.pend[t]; p != nil {
+		return p.merged(x.basePostings(t))
+	}
+	return x.basePostings(t)
+}
+
+// basePostings returns a term's postings without its pending changes.
+func (x *Index) basePostings(t termID) []posting {
+	if x.inEncoding(t) {
 		return x.thawed.postings(t)
 	}
 	return x.post[t]
 }
 
-// encoded reports whether a thawed index still holds term t's postings
-// only in the encoding it was thawed from (no change has touched them).
-func (x *Index) encoded(t termID) bool {
+// inEncoding reports whether a thawed index holds term t's postings only
+// in the encoding it was thawed from (they were never decoded for a
+// change; there may be pending changes to them).
+func (x *Index) inEncoding(t termID) bool {
 	return x.thawed != nil && int(t) < len(x.own) && !x.own[t]
 }
 
 // encodedPostings returns the encoding of a term's postings when a thawed
-// index still holds them encoded (no change touched the term).
+// index still holds them encoded and no change touched the term.
 func (x *Index) encodedPostings(t termID) ([]byte, bool) {
-	if !x.encoded(t) {
+	if !x.inEncoding(t) || x.pend[t] != nil {
 		return nil, false
 	}
-	off := x.thawed.s[secPostOff]
+	return x.thawed.rawPostings(t), true
+}
+
+// rawPostings returns the encoding of a term's postings.
+func (f *frozenIndex) rawPostings(t termID) []byte {
+	off := f.s[secPostOff]
 	s, e := binary.LittleEndian.Uint32(off[4*t:]), binary.LittleEndian.Uint32(off[4*t+4:])
-	if s > e || int(e) > len(x.thawed.s[secPosts]) {
+	if s > e || int(e) > len(f.s[secPosts]) {
 		panic(corruptf("damaged postings of term %d", t))
 	}
-	return x.thawed.s[secPosts][s:e], true
+	return f.s[secPosts][s:e]
 }
 
 // ownPostings returns a term's postings for a change, decoding them from
 // the encoding the index was thawed from the first time. The caller holds
 // the write lock.
 func (x *Index) ownPostings(t termID) []posting {
-	if x.encoded(t) {
+	if x.inEncoding(t) {
 		x.post[t], x.own[t] = x.thawed.postings(t), true
 	}
 	return x.post[t]
@@ -458,7 +473,7 @@ func (x *Index) thaw() {
 	lex.counts = make([]int32, f.nTerms)
 	posts := &frozenIndex{nTerms: f.nTerms}
 	posts.s[secPostOff], posts.s[secPosts] = bytes.Clone(f.s[secPostOff]), bytes.Clone(f.s[secPosts])
-	x.post, x.thawed, x.own = make([][]posting, f.nTerms), posts, make([]bool, f.nTerms)
+	x.post, x.thawed, x.own, x.pend = make([][]posting, f.nTerms), posts, make([]bool, f.nTerms), map[termID]*pending{}
 	for t := range f.nTerms {
 		stem := strings.Clone(f.stem(termID(t)))
 		lex.stems[t] = stem

@@ -176,26 +176,35 @@ func TestEditDecodedIndex(t *testing.T) {
 	requireSameAsReference(t, late.doc, late, true)
 	sameAnswers(t, Build(late.doc), late)
 
-	y := decodedIndex(t, Build(markdown.Parse(example(t))))
-	d := y.doc // decoded too
-	for i := 0; i < d.Len(); i += 5 {
-		it := d.At(i)
-		if it.Kind == document.Heading || it.Kind == document.FrontMatter {
-			continue
+	// Also with every postings list long (pending changes over lists
+	// still in the encoding, merged now and then).
+	defer func(l, m int) { longList, maxPending = l, m }(longList, maxPending)
+	for _, pend := range []bool{false, true} {
+		if pend {
+			longList, maxPending = 2, 3
 		}
-		y.Update(d) // before the edit
-		y.Update(d, edit(d, i))
-	}
-	require.Nil(t, y.fz)
-	require.NotNil(t, y.thawed, "thawed without its encoding")
-	own := 0
-	for _, o := range y.own {
-		if o {
-			own++
+		y := decodedIndex(t, Build(markdown.Parse(example(t))))
+		d := y.doc // decoded too
+		for i := 0; i < d.Len(); i += 5 {
+			it := d.At(i)
+			if it.Kind == document.Heading || it.Kind == document.FrontMatter {
+				continue
+			}
+			y.Update(d) // before the edit
+			y.Update(d, edit(d, i))
 		}
+		require.Nil(t, y.fz)
+		require.NotNil(t, y.thawed, "thawed without its encoding")
+		own := 0
+		for _, o := range y.own {
+			if o {
+				own++
+			}
+		}
+		require.Less(t, own, len(y.own)/2, "the edits decoded the postings of most terms")
+		require.Equal(t, pend, len(y.pend) > 0, "pending changes")
+		requireSameAsReference(t, d, y, false)
+		sameAnswers(t, Build(d), y)
+		sameAnswers(t, Build(d), decodedIndex(t, y))
 	}
-	require.Less(t, own, len(y.own)/2, "the edits decoded the postings of most terms")
-	requireSameAsReference(t, d, y, false)
-	sameAnswers(t, Build(d), y)
-	sameAnswers(t, Build(d), decodedIndex(t, y))
 }

@@ -38,9 +38,13 @@ type Index struct {
 	version int
 	lex     lexicon
 	post    [][]posting // term → postings, sorted by item ID
-	items   []entry     // by item ID
-	nItems  int         // live items
-	total   int64       // sum of dl over live items
+	// pend holds the changes not yet merged into a long postings list
+	// (update.go); post[t] holds tombstones (tf 0) only while pend[t] is
+	// set.
+	pend   map[termID]*pending
+	items  []entry // by item ID
+	nItems int     // live items
+	total  int64   // sum of dl over live items
 	// fz, when set, is the encoding a decoded index answers from; lex,
 	// post and items are unset until thaw (frozen.go).
 	fz *frozenIndex

@@ -84,13 +84,13 @@ func newFilter(d *document.Document, opt Options) (filter, error) {
 		return f, fmt.Errorf("%w: within must name a heading, but %s is a %s; give the pointer of the heading whose section to search",
 			ErrNotHeading, it.Pointer(), it.Kind)
 	}
-	f.from, f.to = it.Index, d.SectionEnd(it.Index)
+	f.from, f.to = it.Index(), d.SectionEnd(it.Index())
 	return f, nil
 }
 
 // keep reports whether an item passes the filter.
 func (f *filter) keep(it *document.Item) bool {
-	if it.Index < f.from || it.Index >= f.to {
+	if it.Index() < f.from || it.Index() >= f.to {
 		return false
 	}
 	if it.Kind == document.Heading && !f.headings {
@@ -101,6 +101,6 @@ func (f *filter) keep(it *document.Item) bool {
 
 // result makes a Result for an item.
 func result(it *document.Item, score float64, matches int, snippet string) Result {
-	return Result{Pointer: it.Pointer(), ID: it.ID, Index: it.Index, Kind: it.Kind,
+	return Result{Pointer: it.Pointer(), ID: it.ID, Index: it.Index(), Kind: it.Kind,
 		Score: score, Matches: matches, Snippet: snippet}
 }

@@ -115,7 +115,7 @@ type hit struct {
 
 // worse orders hits: lower score, then later in the document.
 func worse(a, b hit) bool {
-	return a.score < b.score || a.score == b.score && a.it.Index > b.it.Index
+	return a.score < b.score || a.score == b.score && a.it.Index() > b.it.Index()
 }
 
 // bestHits keeps the best k hits (of the keyword ranking and the search

@@ -116,7 +116,7 @@ func TestRankedResultFields(t *testing.T) {
 	require.Len(t, rs, 1)
 	it := d.ByID(rs[0].ID)
 	require.Equal(t, it.Pointer(), rs[0].Pointer)
-	require.Equal(t, it.Index, rs[0].Index)
+	require.Equal(t, it.Index(), rs[0].Index)
 	require.Equal(t, document.Paragraph, rs[0].Kind)
 	require.Equal(t, 5, rs[0].Matches) // башню, башне, часы ×3
 	require.Equal(t, "Звёздочкин пришёл на **башню**. **Часы** на **башне** шли назад, **часы** били полночь, **часы** молчали.",

@@ -39,18 +39,71 @@ func (x *Index) applyDiff(id int32, before, after []termFreq) {
 	for i < len(before) || j < len(after) {
 		switch {
 		case j == len(after) || i < len(before) && before[i].term < after[j].term:
-			x.post[before[i].term] = removePosting(x.ownPostings(before[i].term), id)
+			x.removePosting(before[i].term, id)
 			i++
 		case i == len(before) || after[j].term < before[i].term:
-			x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
+			x.setPosting(after[j].term, id, after[j].tf)
 			j++
 		default:
 			if before[i].tf != after[j].tf {
-				x.post[after[j].term] = setPosting(x.ownPostings(after[j].term), id, after[j].tf)
+				x.setPosting(after[j].term, id, after[j].tf)
 			}
 			i++
 			j++
 		}
+	}
+}
+
+// A change to a long postings list (a common word's: as long as the book
+// is) does not move the list's tail, which would make an edit cost
+// O(book), nor decode a list still held in the cache's encoding: it is
+// kept aside as pending, the items whose entries in the list no longer
+// hold and the entries to add. Readers see the list and its pending
+// changes merged (postingsOf); they are merged into the list once there
+// are more than maxPending, so a change costs O(log list + maxPending)
+// plus its share of a merge. (Variables for the tests.)
+var (
+	longList   = 1024
+	maxPending = 256
+)
+
+// pending is what a long postings list has not merged yet: dead, the
+// items whose entries in the list no longer hold (removed or changed; an
+// item the list lacks may be among them), and adds, the entries to add in
+// their place or anew; both sorted by item.
+type pending struct {
+	dead []int32
+	adds []posting
+}
+
+// merged returns list without the dead items' entries, merged with the
+// additions.
+func (p *pending) merged(list []posting) []posting {
+	out := make([]posting, 0, len(list)+len(p.adds))
+	j, k := 0, 0
+	for _, q := range list {
+		for k < len(p.dead) && p.dead[k] < q.item {
+			k++
+		}
+		if k < len(p.dead) && p.dead[k] == q.item {
+			continue
+		}
+		for j < len(p.adds) && p.adds[j].item < q.item {
+			out = append(out, p.adds[j])
+			j++
+		}
+		out = append(out, q)
+	}
+	return append(out, p.adds[j:]...)
+}
+
+// kill marks item id's entry in the list dead and drops its addition.
+func (p *pending) kill(id int32) {
+	if k, ok := slices.BinarySearch(p.dead, id); !ok {
+		p.dead = slices.Insert(p.dead, k, id)
+	}
+	if j, ok := findPosting(p.adds, id); ok {
+		p.adds = slices.Delete(p.adds, j, j+1)
 	}
 }
 
@@ -60,25 +113,70 @@ func findPosting(list []posting, id int32) (int, bool) {
 	return slices.BinarySearchFunc(list, id, func(p posting, id int32) int { return int(p.item - id) })
 }
 
-// setPosting sets (inserting if needed) item id's frequency in list.
-func setPosting(list []posting, id, tf int32) []posting {
+// setPosting sets (inserting if needed) item id's frequency in term t's
+// postings.
+func (x *Index) setPosting(t termID, id, tf int32) {
+	if p := x.pendingFor(t); p != nil {
+		p.kill(id)
+		j, _ := findPosting(p.adds, id)
+		p.adds = slices.Insert(p.adds, j, posting{id, tf})
+		x.settle(t, p)
+		return
+	}
+	list := x.ownPostings(t)
 	if n := len(list); n == 0 || list[n-1].item < id {
-		return append(list, posting{id, tf})
+		x.post[t] = append(list, posting{id, tf})
+		return
 	}
-	i, ok := findPosting(list, id)
-	if ok {
+	if i, ok := findPosting(list, id); ok {
 		list[i].tf = tf
-		return list
+	} else {
+		x.post[t] = slices.Insert(list, i, posting{id, tf})
 	}
-	return slices.Insert(list, i, posting{id, tf})
 }
 
-// removePosting removes item id from list.
-func removePosting(list []posting, id int32) []posting {
-	if i, ok := findPosting(list, id); ok {
-		return slices.Delete(list, i, i+1)
+// removePosting removes item id from term t's postings.
+func (x *Index) removePosting(t termID, id int32) {
+	if p := x.pendingFor(t); p != nil {
+		p.kill(id)
+		x.settle(t, p)
+		return
 	}
-	return list
+	list := x.ownPostings(t)
+	if i, ok := findPosting(list, id); ok {
+		x.post[t] = slices.Delete(list, i, i+1)
+	}
+}
+
+// pendingFor returns term t's pending changes, made for a long list, or
+// nil for a short one, which a change edits in place.
+func (x *Index) pendingFor(t termID) *pending {
+	if p := x.pend[t]; p != nil {
+		return p
+	}
+	if x.inEncoding(t) && len(x.thawed.rawPostings(t)) < 2*longList || // at least 2 bytes a posting
+		!x.inEncoding(t) && len(x.post[t]) < longList {
+		return nil
+	}
+	if x.pend == nil {
+		x.pend = map[termID]*pending{}
+	}
+	p := &pending{}
+	x.pend[t] = p
+	return p
+}
+
+// settle merges term t's pending changes into its list once they are
+// many.
+func (x *Index) settle(t termID, p *pending) {
+	if len(p.dead)+len(p.adds) <= maxPending {
+		return
+	}
+	x.post[t] = p.merged(x.basePostings(t))
+	if x.inEncoding(t) {
+		x.own[t] = true
+	}
+	delete(x.pend, t)
 }
 
 // isFresh reports whether x reflects d as it is now. Caller holds a lock.

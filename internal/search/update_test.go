@@ -152,15 +152,22 @@ func TestResyncAfterRandomEdits(t *testing.T) {
 	words := vocabulary(d)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for round := 0; round < 5; round++ {
-		for applied := 0; applied < 10; {
-			if _, ok := randomEdit(d, rng, words); ok {
-				applied++
-			}
-		}
-		_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
-		require.NoError(t, err)
-		requireSameAsFresh(t, d, x)
+		requireResync(t, d, x, rng, words)
 	}
+}
+
+// requireResync makes 10 edits the index is not told of, then checks that
+// a query brings it up to date: exactly what a fresh Build gives.
+func requireResync(t *testing.T, d *document.Document, x *Index, rng *rand.Rand, words []string) {
+	t.Helper()
+	for applied := 0; applied < 10; {
+		if _, ok := randomEdit(d, rng, words); ok {
+			applied++
+		}
+	}
+	_, err := x.Exact(d, "часы", Options{}) // stale: brought up to date
+	require.NoError(t, err)
+	requireSameAsFresh(t, d, x)
 }
 
 func TestConcurrentReads(t *testing.T) {
@@ -210,4 +217,29 @@ func TestParallelBuildEqualsSerial(t *testing.T) {
 		requireSameAsFresh(t, d, x)
 		serial.rebuildWith(d, 1)
 	}
+}
+
+// The same with every postings list long: changes go to tombstones and
+// additions, merged into the lists now and then, and the index is still
+// exactly a fresh Build's, through updates and a resync.
+func TestUpdateRandomEditsPending(t *testing.T) {
+	defer func(l, m int) { longList, maxPending = l, m }(longList, maxPending)
+	longList, maxPending = 2, 3
+	d := markdown.Parse(example(t))
+	x := Build(d)
+	words := vocabulary(d)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for applied := 0; applied < 200; {
+		ids, ok := randomEdit(d, rng, words)
+		if !ok {
+			continue
+		}
+		applied++
+		x.Update(d, ids...)
+		if applied%20 == 0 {
+			require.NotEmpty(t, x.pend, "some changes are pending")
+			requireSameAsFresh(t, d, x)
+		}
+	}
+	requireResync(t, d, x, rng, words)
 }

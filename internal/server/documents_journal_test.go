@@ -45,7 +45,7 @@ func parsedShapes(t *testing.T, src []byte, ids []int, next int) []itemShape {
 	require.NoError(t, d.RestoreIDs(ids, next))
 	out := make([]itemShape, d.Len())
 	for i, it := range d.Items() {
-		out[i] = itemShape{ID: it.ID, Index: it.Index, Label: it.Label, Kind: string(it.Kind), Markdown: d.Markdown(it)}
+		out[i] = itemShape{ID: it.ID, Index: it.Index(), Label: it.Label, Kind: string(it.Kind), Markdown: d.Markdown(it)}
 	}
 	return out
 }
