@@ -23,12 +23,13 @@ const (
 	memoryFloor  = 128 << 20 // ... but never less: a small book needs no hurry
 )
 
-// Under the floor a command on a book of at least hugePagesFrom bytes has
-// its heap backed by huge pages (preferHugePages) for what a first command
-// allocates: about six times the book (its bytes, the parser's tree, the
+// A command on a book of at least hugePagesFrom bytes has its heap backed
+// by huge pages (preferHugePages) for what a first command allocates
+// before it: about six times the book (its bytes, the parser's tree, the
 // items, the cache's encoding) and a few megabytes more, never more than
-// half the floor (mapped memory counts in the limit). On a smaller book
-// the faults it saves are fewer than the collection that sets it up costs.
+// half its heap limit (memory mapped for the heap counts in the limit).
+// On a smaller book the faults it would save cost less than the
+// collection that sets it up.
 const (
 	hugePagesFrom  = 1 << 20
 	hugePagesTimes = 6
@@ -50,8 +51,11 @@ func LimitMemoryMapped(path string, mapped int64) func() {
 		return func() {}
 	}
 	proportional := memoryBase + memoryHalves*fi.Size()/2
-	limit := max(memoryFloor, proportional) - mapped
-	prev := debug.SetMemoryLimit(max(memoryBase, limit))
+	limit := max(memoryBase, max(memoryFloor, proportional)-mapped)
+	prev := debug.SetMemoryLimit(limit)
+	if fi.Size() >= hugePagesFrom {
+		preferHugePages(min(hugePagesTimes*fi.Size()+hugePagesExtra, limit/2))
+	}
 	if proportional > memoryFloor {
 		return func() { debug.SetMemoryLimit(prev) }
 	}
@@ -60,9 +64,6 @@ func LimitMemoryMapped(path string, mapped int64) func() {
 	// of a first command's time); the limit still makes it run should
 	// the heap come near.
 	gc := debug.SetGCPercent(-1)
-	if fi.Size() >= hugePagesFrom {
-		preferHugePages(min(hugePagesTimes*fi.Size()+hugePagesExtra, memoryFloor/2))
-	}
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(prev)
