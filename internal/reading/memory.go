@@ -23,23 +23,46 @@ const (
 	memoryFloor  = 128 << 20 // ... but never less: a small book needs no hurry
 )
 
+// A command on a book of at least hugePagesFrom bytes has its heap backed
+// by huge pages (preferHugePages) for what a first command allocates
+// before it: about six times the book (its bytes, the parser's tree, the
+// items, the cache's encoding) and a few megabytes more, never more than
+// half its heap limit (memory mapped for the heap counts in the limit).
+// On a smaller book the faults it would save cost less than the
+// collection that sets it up.
+const (
+	hugePagesFrom  = 1 << 20
+	hugePagesTimes = 6
+	hugePagesExtra = 8 << 20
+)
+
 // LimitMemory sets that soft limit on the Go heap for a command on the
 // book at path (unless GOMEMLIMIT or a caller already set one) and returns
-// what restores the previous limit.
-func LimitMemory(path string) func() { return LimitMemoryMapped(path, 0) }
+// what restores the previous limit. The command's heap is backed by huge
+// pages where that pays (preferHugePages).
+func LimitMemory(path string) func() { return limitMemory(path, 0, true) }
 
 // LimitMemoryMapped is LimitMemory for a command that also holds mapped
 // bytes (the book and its cache mapped into memory, internal/quick): they
 // count in the process's memory but not in the Go heap, so the heap's
-// limit is that much lower (never below memoryBase).
-func LimitMemoryMapped(path string, mapped int64) func() {
+// limit is that much lower (never below memoryBase). Such a command reads
+// its items from the mapped cache and allocates little unless it builds
+// the index, so its heap is left as it is: setting huge pages up would
+// cost a cached read more than it saves.
+func LimitMemoryMapped(path string, mapped int64) func() { return limitMemory(path, mapped, false) }
+
+// limitMemory is LimitMemoryMapped, with huge pages for the heap when huge.
+func limitMemory(path string, mapped int64, huge bool) func() {
 	fi, err := os.Stat(path)
 	if err != nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return func() {}
 	}
 	proportional := memoryBase + memoryHalves*fi.Size()/2
-	limit := max(memoryFloor, proportional) - mapped
-	prev := debug.SetMemoryLimit(max(memoryBase, limit))
+	limit := max(memoryBase, max(memoryFloor, proportional)-mapped)
+	prev := debug.SetMemoryLimit(limit)
+	if huge && fi.Size() >= hugePagesFrom {
+		preferHugePages(min(hugePagesTimes*fi.Size()+hugePagesExtra, limit/2))
+	}
 	if proportional > memoryFloor {
 		return func() { debug.SetMemoryLimit(prev) }
 	}
