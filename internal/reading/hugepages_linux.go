@@ -48,7 +48,18 @@ func preferHugePages(n int64) {
 	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, p+uintptr(n)-start, syscall.MADV_HUGEPAGE)
 	procs := runtime.GOMAXPROCS(1)
 	runtime.GC()
-	runtime.GOMAXPROCS(procs) // the same count (the runtime no longer follows a changed CPU limit)
+	restoreProcs(procs)
+}
+
+// restoreProcs sets GOMAXPROCS back after a change: to the runtime's
+// default where the environment did not set it, so that a long session
+// keeps following a changed CPU limit as before, else to the count it had.
+func restoreProcs(procs int) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.SetDefaultGOMAXPROCS()
+		return
+	}
+	runtime.GOMAXPROCS(procs)
 }
 
 // hugePagesOnRequest reports whether the kernel backs memory with

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -101,4 +102,22 @@ func addressRange(line string) (from, to uintptr, ok bool) {
 	x, err1 := strconv.ParseUint(a, 16, 64)
 	y, err2 := strconv.ParseUint(b, 16, 64)
 	return uintptr(x), uintptr(y), err1 == nil && err2 == nil
+}
+
+// After the collection on one processor the process runs on as many as
+// before: the runtime's default where GOMAXPROCS is not set, so that it
+// keeps following the CPU limit, else the count the environment gave.
+func TestRestoreProcs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	t.Setenv("GOMAXPROCS", "")
+	runtime.SetDefaultGOMAXPROCS()
+	def := runtime.GOMAXPROCS(1)
+	restoreProcs(def)
+	require.Equal(t, def, runtime.GOMAXPROCS(0), "the default again")
+
+	t.Setenv("GOMAXPROCS", "3")
+	runtime.GOMAXPROCS(1)
+	restoreProcs(3)
+	require.Equal(t, 3, runtime.GOMAXPROCS(0), "the environment's count")
 }
