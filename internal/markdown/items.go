@@ -137,6 +137,13 @@ func (b *builder) extent(n ast.Node) (int, int) {
 			return l.At(0).Start, l.At(l.Len() - 1).Start
 		}
 	}
+	if n.Kind() == east.KindTable {
+		// A table inside a block we take whole (a footnote definition)
+		// covers its delimiter row, which no node's segments do.
+		if start, end, ok := b.tableSpan(n); ok {
+			return start, end
+		}
+	}
 	start := b.openOf(n)
 	end := start
 	if t := b.tr[n]; t != nil {

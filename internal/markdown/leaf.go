@@ -45,14 +45,8 @@ func (b *builder) leafSpan(n ast.Node) (start, end, body int) {
 	case ast.KindHeading:
 		return b.headingSpan(n.(*ast.Heading))
 	case east.KindTable:
-		first, last := n.FirstChild(), n.LastChild()
-		if first != nil {
-			// The delimiter row is no node: it is the line after the header.
-			delim := min(lineEnd(b.src, first.Pos())+1, len(b.src))
-			if delim < len(b.src) && b.src[delim] == '\n' {
-				delim++
-			}
-			return first.Pos(), max(last.Pos(), min(delim, len(b.src))), first.Pos()
+		if start, end, ok := b.tableSpan(n); ok {
+			return start, end, start
 		}
 	}
 	start, end = b.extent(n)
@@ -61,6 +55,22 @@ func (b *builder) leafSpan(n ast.Node) (start, end, body int) {
 		body = p
 	}
 	return start, end, body
+}
+
+// tableSpan returns the first and last offsets of a table: its header row
+// to its last row, or to its delimiter row when it has no body. The
+// delimiter row is no node (it is the line after the header), so neither
+// the rows' nor the cells' segments cover it.
+func (b *builder) tableSpan(n ast.Node) (start, end int, ok bool) {
+	first, last := n.FirstChild(), n.LastChild()
+	if first == nil {
+		return 0, 0, false
+	}
+	delim := min(lineEnd(b.src, first.Pos())+1, len(b.src))
+	if delim < len(b.src) && b.src[delim] == '\n' {
+		delim++
+	}
+	return first.Pos(), max(last.Pos(), min(delim, len(b.src))), true
 }
 
 func (b *builder) headingSpan(h *ast.Heading) (start, end, body int) {
