@@ -128,6 +128,15 @@ func (b *builder) openOf(n ast.Node) int {
 	return 0
 }
 
+// posOf returns where block n starts (its first non-space character), or
+// -1 when goldmark did not say.
+func (b *builder) posOf(n ast.Node) int {
+	if t := b.tr[n]; t != nil {
+		return t.pos
+	}
+	return n.Pos()
+}
+
 // extent returns the first and the last offset a block's lines cover.
 func (b *builder) extent(n ast.Node) (int, int) {
 	if k := n.Kind(); k == ast.KindParagraph || k == ast.KindTextBlock {

@@ -51,7 +51,7 @@ func (b *builder) leafSpan(n ast.Node) (start, end, body int) {
 	}
 	start, end = b.extent(n)
 	body = start
-	if p := n.Pos(); p >= 0 {
+	if p := b.posOf(n); p >= 0 {
 		body = p
 	}
 	return start, end, body
@@ -82,7 +82,7 @@ func (b *builder) headingSpan(h *ast.Heading) (start, end, body int) {
 		}
 		return t.open, t.open, t.open
 	}
-	p := h.Pos()
+	p := b.posOf(h)
 	if p < 0 {
 		p = b.openOf(h)
 	}
@@ -96,7 +96,7 @@ func (b *builder) headingShape(h *ast.Heading, it *document.Item) {
 		it.Shape.Underline = strings.TrimLeft(u, " \t")
 		return
 	}
-	p := h.Pos()
+	p := b.posOf(h)
 	if p < 0 {
 		return
 	}

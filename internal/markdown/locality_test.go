@@ -102,6 +102,19 @@ func tryEdit(src []byte, index int, ec func(*document.Item, string) []editCase, 
 	return true, nil
 }
 
+// requireEveryEdit applies every kind of edit to every item of src (each to
+// a fresh parse), checking locality, a full re-parse and undo.
+func requireEveryEdit(t *testing.T, src []byte) {
+	t.Helper()
+	for i := range Parse(src).Len() {
+		for k := range 5 {
+			if _, err := tryEdit(src, i, editCases, k); err != nil {
+				t.Fatalf("item %d, edit %d: %v", i, k, err)
+			}
+		}
+	}
+}
+
 func TestEditLocalitySpecExamples(t *testing.T) {
 	accepted := map[string]int{}
 	total := map[string]int{}
