@@ -171,7 +171,14 @@ func (d *Document) apply(p plan) (EditResult, error) {
 }
 
 // window returns the range of top-level blocks to re-parse: every block the
-// splice touches, the target's block, and one neighbour on each side.
+// splice touches, the target's block, and one neighbour on each side, and
+// then the blocks that touch the window's ends (no blank line between), up
+// to maxTouching more on each side. A neighbour shields the blocks beyond
+// it only across a blank line: blocks that touch can read as one once the
+// text before them changes (goldmark makes a table of a paragraph's last
+// lines after the fact, and a setext underline right below the table then
+// takes the lines left above it: "0)0\n0\n|-\n-" is one block, "0)\n0\n|-\n-"
+// three).
 func (d *Document) window(p plan) (int, int) {
 	n := d.tops.n
 	if n == 0 {
@@ -181,8 +188,19 @@ func (d *Document) window(p plan) (int, int) {
 	a := sort.Search(n, func(i int) bool { return d.top(i).End >= lo })
 	b := sort.Search(n, func(i int) bool { return d.top(i).Start > hi }) - 1
 	top := min(max(p.top, 0), n-1)
-	return max(0, min(a, top)-1), min(n-1, max(b, top)+1)
+	k0, k1 := max(0, min(a, top)-1), min(n-1, max(b, top)+1)
+	for i := 0; i < maxTouching && k0 > 0 && !d.blankBefore(d.top(k0).Start); i++ {
+		k0--
+	}
+	for i := 0; i < maxTouching && k1 < n-1 && !d.blankBefore(d.top(k1+1).Start); i++ {
+		k1++
+	}
+	return k0, k1
 }
+
+// maxTouching bounds how far a window reaches over blocks that touch it, so
+// that an edit of a book written without blank lines stays cheap.
+const maxTouching = 16
 
 // gapEnd returns the end of the blank lines after top k: the end of the
 // line before the next top, or the end of the source. A window ending

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yuin/goldmark/ast"
+
 	"github.com/aitexteditor/aite/internal/document"
 )
 
@@ -82,7 +84,47 @@ func checkInvariants(d *document.Document) error {
 		}
 		prev = it.End()
 	}
-	return checkCoverage(d)
+	if err := checkCoverage(d); err != nil {
+		return err
+	}
+	return checkItemCoverage(d)
+}
+
+// checkItemCoverage: every line with content lies in an item or in a link
+// reference definition (the one block that is not an item), so that no
+// edit leaves a line of a block behind.
+func checkItemCoverage(d *document.Document) error {
+	src := d.Source()
+	var refs []document.Span
+	doc, _, _ := parseAST(src, nil)
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Kind() != ast.KindLinkReferenceDefinition {
+			return ast.WalkContinue, nil
+		}
+		if l := n.Lines(); l.Len() > 0 {
+			refs = append(refs, document.Span{Start: lineStart(src, l.At(0).Start), End: lineEnd(src, l.At(l.Len()-1).Start)})
+		}
+		return ast.WalkContinue, nil
+	})
+	items := d.Items()
+	k := 0
+	for i := 0; i < len(src); {
+		e := lineEnd(src, i)
+		if len(bytes.Trim(src[i:e], " \t\r>")) > 0 {
+			for k < len(items) && items[k].End() < i {
+				k++
+			}
+			in := k < len(items) && items[k].Start() <= i
+			for _, r := range refs {
+				in = in || (r.Start <= i && i <= r.End)
+			}
+			if !in {
+				return fmt.Errorf("line at %d (%q) is in no item", i, src[i:e])
+			}
+		}
+		i = nextLine(src, e)
+	}
+	return nil
 }
 
 // checkCoverage: every line with content lies in a top-level block.

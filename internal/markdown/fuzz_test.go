@@ -13,6 +13,7 @@ var fuzzSeeds = []string{
 	"\xff\xfe bad \xc3\x28 utf8\n\n- \xe2\x82\n",
 	"[x]: /url\n\n[x]\n",
 	"> - a\n>   - b\n> > c\n",
+	"[^1]: a\n|-\n\n> [^2]: b\n> |---|\n\n- [^3]: c\n  |x|\n  |-\n",
 }
 
 func FuzzParse(f *testing.F) {

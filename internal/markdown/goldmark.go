@@ -18,7 +18,12 @@ import (
 // underline of a setext heading are known only from here.
 type track struct {
 	open, last int
-	setext     bool
+	// pos is where the block's first non-space character is. goldmark's
+	// Pos counts the columns left of a tab that a container took part of
+	// (the padding) as bytes, so it can point further right, even past the
+	// end of a short line (`\t#` under a list item).
+	pos    int
+	setext bool
 	// closed says the block's own parser closed it (a fenced code block
 	// at its closing fence), rather than the end of the text or another
 	// line.
@@ -51,7 +56,8 @@ func (w *tracked) Open(parent ast.Node, reader text.Reader, pc parser.Context) (
 	_, seg := reader.Position()
 	n, st := w.BlockParser.Open(parent, reader, pc)
 	if n != nil {
-		trackerOf(pc)[n] = &track{open: seg.Start, last: seg.Start, setext: w.setext}
+		pos := seg.Start + max(pc.BlockOffset()-seg.Padding, 0)
+		trackerOf(pc)[n] = &track{open: seg.Start, last: seg.Start, pos: pos, setext: w.setext}
 	}
 	return n, st
 }

@@ -128,6 +128,15 @@ func (b *builder) openOf(n ast.Node) int {
 	return 0
 }
 
+// posOf returns where block n starts (its first non-space character), or
+// -1 when goldmark did not say.
+func (b *builder) posOf(n ast.Node) int {
+	if t := b.tr[n]; t != nil {
+		return t.pos
+	}
+	return n.Pos()
+}
+
 // extent returns the first and the last offset a block's lines cover.
 func (b *builder) extent(n ast.Node) (int, int) {
 	if k := n.Kind(); k == ast.KindParagraph || k == ast.KindTextBlock {
@@ -135,6 +144,13 @@ func (b *builder) extent(n ast.Node) (int, int) {
 		// table rows may have been taken out of the paragraph.
 		if l := n.Lines(); l.Len() > 0 {
 			return l.At(0).Start, l.At(l.Len() - 1).Start
+		}
+	}
+	if n.Kind() == east.KindTable {
+		// A table inside a block we take whole (a footnote definition)
+		// covers its delimiter row, which no node's segments do.
+		if start, end, ok := b.tableSpan(n); ok {
+			return start, end
 		}
 	}
 	start := b.openOf(n)

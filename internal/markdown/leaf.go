@@ -45,22 +45,32 @@ func (b *builder) leafSpan(n ast.Node) (start, end, body int) {
 	case ast.KindHeading:
 		return b.headingSpan(n.(*ast.Heading))
 	case east.KindTable:
-		first, last := n.FirstChild(), n.LastChild()
-		if first != nil {
-			// The delimiter row is no node: it is the line after the header.
-			delim := min(lineEnd(b.src, first.Pos())+1, len(b.src))
-			if delim < len(b.src) && b.src[delim] == '\n' {
-				delim++
-			}
-			return first.Pos(), max(last.Pos(), min(delim, len(b.src))), first.Pos()
+		if start, end, ok := b.tableSpan(n); ok {
+			return start, end, start
 		}
 	}
 	start, end = b.extent(n)
 	body = start
-	if p := n.Pos(); p >= 0 {
+	if p := b.posOf(n); p >= 0 {
 		body = p
 	}
 	return start, end, body
+}
+
+// tableSpan returns the first and last offsets of a table: its header row
+// to its last row, or to its delimiter row when it has no body. The
+// delimiter row is no node (it is the line after the header), so neither
+// the rows' nor the cells' segments cover it.
+func (b *builder) tableSpan(n ast.Node) (start, end int, ok bool) {
+	first, last := n.FirstChild(), n.LastChild()
+	if first == nil {
+		return 0, 0, false
+	}
+	delim := min(lineEnd(b.src, first.Pos())+1, len(b.src))
+	if delim < len(b.src) && b.src[delim] == '\n' {
+		delim++
+	}
+	return first.Pos(), max(last.Pos(), min(delim, len(b.src))), true
 }
 
 func (b *builder) headingSpan(h *ast.Heading) (start, end, body int) {
@@ -72,7 +82,7 @@ func (b *builder) headingSpan(h *ast.Heading) (start, end, body int) {
 		}
 		return t.open, t.open, t.open
 	}
-	p := h.Pos()
+	p := b.posOf(h)
 	if p < 0 {
 		p = b.openOf(h)
 	}
@@ -86,7 +96,7 @@ func (b *builder) headingShape(h *ast.Heading, it *document.Item) {
 		it.Shape.Underline = strings.TrimLeft(u, " \t")
 		return
 	}
-	p := h.Pos()
+	p := b.posOf(h)
 	if p < 0 {
 		return
 	}

@@ -102,6 +102,19 @@ func tryEdit(src []byte, index int, ec func(*document.Item, string) []editCase, 
 	return true, nil
 }
 
+// requireEveryEdit applies every kind of edit to every item of src (each to
+// a fresh parse), checking locality, a full re-parse and undo.
+func requireEveryEdit(t *testing.T, src []byte) {
+	t.Helper()
+	for i := range Parse(src).Len() {
+		for k := range 5 {
+			if _, err := tryEdit(src, i, editCases, k); err != nil {
+				t.Fatalf("item %d, edit %d: %v", i, k, err)
+			}
+		}
+	}
+}
+
 func TestEditLocalitySpecExamples(t *testing.T) {
 	accepted := map[string]int{}
 	total := map[string]int{}
@@ -167,4 +180,34 @@ func replaceWith(text string) func(*document.Document, string) (document.EditRes
 
 func insertBeforeWith(text string) func(*document.Document, string) (document.EditResult, error) {
 	return func(d *document.Document, p string) (document.EditResult, error) { return d.InsertBefore(p, text) }
+}
+
+// An edit whose effect reaches past the neighbour of its block, through
+// blocks that touch without a blank line, is seen by the window parse (the
+// fuzzer's "0)\n0\n|-\n-": replacing the empty list item with "0" makes
+// "0)0" a paragraph line above the table "0\n|-", and the "-" below it
+// then a setext underline that takes the three lines as one block).
+func TestEditSeesTouchingBlocks(t *testing.T) {
+	for _, src := range []string{"0)\n0\n|-\n-", "0)\n0\n|-\n-\n\nNext.\n", "Before.\n\n0)\n0\n|-\n-\n", "# H\n0)\n0\n|-\n-\n"} {
+		t.Run(src, func(t *testing.T) {
+			requireEveryEdit(t, []byte(src))
+			d := Parse([]byte(src))
+			var it *document.Item // the empty list item "0)"
+			for _, c := range d.Items() {
+				if it == nil && c.Kind == document.ListItem && d.Markdown(c) == "0)" {
+					it = c
+				}
+			}
+			if it == nil {
+				t.Fatal("no list item 0)")
+			}
+			_, err := d.ReplaceText(it.Pointer().String(), "0")
+			if err == nil {
+				t.Fatalf("replacing %q with \"0\" accepted: %q", src, d.Source())
+			}
+			if string(d.Source()) != src {
+				t.Fatalf("refused, but the source changed: %q", d.Source())
+			}
+		})
+	}
 }

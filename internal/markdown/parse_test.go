@@ -141,3 +141,67 @@ func TestPlainTextsAreTheBuiltOnes(t *testing.T) {
 	}
 	require.Greater(t, fast, 1000, "most blocks of the books are plain")
 }
+
+// A footnote definition whose lazy continuation lines a table paragraph
+// transformer turned into a table: the delimiter row is no node, yet it
+// is a line of the definition (the fuzzer's "[^0]:0\n|-"). Every shape
+// keeps every line in an item, and every edit of every item keeps
+// locality, a full re-parse and undo.
+func TestFootnoteFollowedBy(t *testing.T) {
+	tests := []struct {
+		name, src string
+		first     string // the first item's Markdown
+	}{
+		{"delimiter row, no final newline", "[^0]:0\n|-", "[^0]:0\n|-"},
+		{"delimiter row", "[^0]: a\n|-\n\nNext.\n", "[^0]: a\n|-"},
+		{"delimiter row with cells", "[^0]: a\n|---|\n", "[^0]: a\n|---|"},
+		{"table body", "[^0]: a\n|---|\n|1|\n\nNext.\n", "[^0]: a\n|---|\n|1|"},
+		{"CRLF", "[^0]: a\r\n|-\r\n\r\nNext.\r\n", "[^0]: a\r\n|-"},
+		{"a row, no delimiter", "[^0]: a\n|a|\n", "[^0]: a\n|a|"},
+		{"a paragraph line, then a table", "[^0]: a\nb\n|-\n\nNext.\n", "[^0]: a\nb\n|-"},
+		{"a list", "[^0]: a\n- b\n", "[^0]: a"},
+		{"indented text", "[^0]: a\n    b\n    |-\n", "[^0]: a\n    b\n    |-"},
+		{"an indented table", "[^0]: a\n\n    | x |\n    |---|\n    | 1 |\n", "[^0]: a\n\n    | x |\n    |---|\n    | 1 |"},
+		{"in a block quote", "> [^0]: a\n> |-\n>\n> b\n", "> [^0]: a\n> |-"},
+		{"in a block quote, lazy", "> [^0]: a\n|-\n", "> [^0]: a\n|-"},
+		{"in a list item", "- [^0]: a\n  |-\n- b\n", "- [^0]: a\n  |-"},
+		{"in a nested list item", "- x\n  - [^0]: a\n    |---|\n    |1|\n", "- x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte(tt.src)
+			d := Parse(src)
+			require.NoError(t, checkInvariants(d))
+			require.Equal(t, tt.first, d.Markdown(d.At(0)))
+			requireEveryEdit(t, src)
+		})
+	}
+}
+
+// A block under a list item that starts after a tab the item's indent took
+// part of: goldmark's Pos counts the tab's remaining columns as bytes, so
+// an empty heading (`\t#`) was placed past the end of its own line, the
+// line in no item (the fuzzer's "* 0\n\t#\n").
+func TestTabPaddedBlockStart(t *testing.T) {
+	tests := []struct {
+		src, md, text string // the second item's Markdown and text
+	}{
+		{"* 0\n\t#\n", "\t#", ""},
+		{"* 0\n\t# x\n", "\t# x", "x"},
+		{"- a\n\n\t#\n\nb\n", "\t#", ""},
+		{"- a\n\n\t## x ##\n", "\t## x ##", "x"},
+		{"1. a\n\n\t> x\n", "\t> x", "x"},
+		{"- a\n\n\t```\n\tc\n\t```\n", "\t```\n\tc\n\t```", "c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			src := []byte(tt.src)
+			d := Parse(src)
+			require.NoError(t, checkInvariants(d))
+			require.GreaterOrEqual(t, d.Len(), 2)
+			require.Equal(t, tt.md, d.Markdown(d.At(1)))
+			require.Equal(t, tt.text, d.At(1).Text)
+			requireEveryEdit(t, src)
+		})
+	}
+}
