@@ -26,3 +26,19 @@ func ChunkSizes(d *Document) (items, tops []int) {
 	}
 	return items, tops
 }
+
+// SetMaxOffset makes encodings refuse offsets of n or more until the
+// returned function restores the 32-bit bound.
+func SetMaxOffset(n int) (restore func()) {
+	prev := maxOffset
+	maxOffset = n
+	return func() { maxOffset = prev }
+}
+
+// SetItemID gives item i the ID id and the document the next ID next as
+// they are, unchecked (what RestoreIDs refuses): a document as a damaged
+// record could once make one.
+func SetItemID(d *Document, i, id, next int) {
+	d.force()
+	d.at(i).ID, d.nextID = id, next
+}

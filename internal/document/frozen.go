@@ -52,7 +52,9 @@ const (
 
 // Encode writes the document's current items (not its journal) so that
 // Decode can rebuild the document from the same source without parsing.
-// Offsets and counts must fit in 32 bits (a source under 4 GiB).
+// Offsets and counts must fit in 32 bits (a source under 4 GiB, the
+// sections before the blob and the blob each under 4 GiB: maxOffset),
+// else it returns an error and no encoding.
 func (d *Document) Encode() ([]byte, error) {
 	parts, err := d.EncodeParts()
 	return bytes.Join(parts, nil), err
@@ -130,15 +132,21 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	if d.text.Len() >= math.MaxUint32 || d.nextID >= math.MaxUint32 {
 		return nil, fmt.Errorf("document too large to encode (%d bytes)", d.text.Len())
 	}
-	items := slices.Clone(d.flatItems()) // release lets go of them one by one
+	flat := d.flatItems()
+	n, maxID := len(flat), 0
+	for _, it := range flat {
+		maxID = max(maxID, it.ID)
+	}
+	fixed := 4*headerWords + n*recSize + 8*d.tops.n + 4*(maxID+1) + 4*n // all but the blob
+	if err := encodingFits(fixed, 0); err != nil {
+		return nil, err // before anything is allocated or let go
+	}
+	items := slices.Clone(flat) // release lets go of them one by one
 	if release {
 		d.items, d.flat = chunked[*Item, itemHolder]{}, nil
 	}
-	n := len(items)
-	maxID := 0
 	names := make([]string, n) // the labels, for their order after the items are gone
 	for i, it := range items {
-		maxID = max(maxID, it.ID)
 		names[i] = it.Label
 	}
 	idTable := make([]byte, 4*(maxID+1))
@@ -184,8 +192,8 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 		}
 		base += len(b)
 	}
-	if base >= math.MaxUint32 {
-		return [][]byte{nil, recs}, fmt.Errorf("document too large to encode (%d bytes of strings)", base)
+	if err := encodingFits(fixed, base); err != nil {
+		return [][]byte{nil, recs}, err
 	}
 	tops := make([]byte, 0, 8*d.tops.n)
 	for _, t := range d.flatTopSpans() {
@@ -215,6 +223,26 @@ func (d *Document) encode(release bool) ([][]byte, error) {
 	head = binary.LittleEndian.AppendUint32(head, uint32(off)) // the blob's
 	head = binary.LittleEndian.AppendUint32(head, uint32(base))
 	return append(append([][]byte{head}, sections...), blobs...), nil
+}
+
+// maxOffset bounds the offsets of an encoding: the header holds each
+// section's offset, and the blob's length, as a 32-bit word, and the
+// records refer to the blob's strings by 32-bit offsets. An encoding
+// whose blob starts, or whose blob ends, at maxOffset or beyond is one
+// Decode refuses (a variable for the tests).
+var maxOffset = math.MaxUint32
+
+// encodingFits returns an error when an encoding of fixed bytes before
+// the blob (header, records, spans, ID table, label order) and a blob of
+// blob bytes has an offset beyond maxOffset, so Encode refuses what
+// Decode would: a table sized by an absurd ID, or a book of too many
+// items or strings.
+func encodingFits(fixed, blob int) error {
+	if fixed >= maxOffset || blob >= maxOffset {
+		return fmt.Errorf("document too large to encode (%d bytes of records and tables, %d of strings: over the encoding's 32-bit offsets)",
+			fixed, blob)
+	}
+	return nil
 }
 
 // blobBound is the room the blob of items is given up front, so that it

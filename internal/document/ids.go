@@ -1,6 +1,9 @@
 package document
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // ItemIDs returns the IDs of the items in document order and the ID the next
 // new item will get. Together with the source they are everything needed to
@@ -47,6 +50,35 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 	d.byID, d.nextID = byID, next
 	d.changes = nil // they name the IDs before
 	d.labels = nil  // the label index holds items, not IDs; rebuilt on use anyway
+	return nil
+}
+
+// MaxNextID is the largest next ID (see CheckNextID) a document of n
+// items may be given: 16 IDs per item plus 2^20, and never 2^31 or more.
+//
+// What bounds it is memory, not the IDs' 32 bits: the encoding's table from
+// ID to item (4 bytes per ID) and the search index's entries (one per ID)
+// are indexed by ID, so they cost up to the largest ID whatever the number
+// of items. Under this bound they stay proportional to the book (a
+// million IDs is 4 MB of table) while a book keeps its IDs through edits
+// that create sixteen times its items, or through the deletion of all but
+// a few of a million. IDs only come from outside (a state file, a journal,
+// a store) beyond it when that record is damaged or was edited by hand;
+// the readers of the state beside a book file refuse such a record
+// (CheckNextID) and renumber the items, as they do when it is missing.
+// RestoreIDs does not check it: a document in memory may hold any IDs
+// (a server's store numbers a document anew above its recorded next ID).
+// The 2^31 keeps every ID an int32, as the encodings read them.
+func MaxNextID(n int) int { return min(math.MaxInt32, 16*max(n, 0)+1<<20) }
+
+// CheckNextID returns an error wrapping ErrIDs when next is beyond
+// MaxNextID(n) for a document of n items: the one rule for every reader of
+// a record of IDs kept beside a book file.
+func CheckNextID(next, n int) error {
+	if next > MaxNextID(n) {
+		return fmt.Errorf("%w: the next ID %d is beyond %d, the bound for %d items (a damaged or hand-edited record)",
+			ErrIDs, next, MaxNextID(n), n)
+	}
 	return nil
 }
 

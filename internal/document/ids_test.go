@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -150,6 +151,23 @@ func TestRestoreIDsRejects(t *testing.T) {
 		_, got := d.ItemIDs()
 		require.Equal(t, next, got)
 	})
+}
+
+// The bound on the next ID (document.MaxNextID): 16 per item plus 2^20,
+// never 2^31, so a table indexed by ID stays proportional to the book.
+// A record at the bound passes, one above it is refused.
+func TestMaxNextID(t *testing.T) {
+	for _, tt := range []struct{ n, want int }{
+		{0, 1 << 20}, {3, 1<<20 + 48}, {1 << 26, 1<<30 + 1<<20}, {1 << 27, 1<<31 - 1}, {1 << 40, 1<<31 - 1}, {-1, 1 << 20},
+	} {
+		require.Equal(t, tt.want, document.MaxNextID(tt.n), "%d items", tt.n)
+	}
+	require.NoError(t, document.CheckNextID(1<<20+48, 3))
+	for _, next := range []int{1<<20 + 49, 1<<32 - 6} {
+		err := document.CheckNextID(next, 3)
+		require.ErrorIs(t, err, document.ErrIDs)
+		require.ErrorContains(t, err, fmt.Sprintf("the next ID %d is beyond 1048624, the bound for 3 items", next))
+	}
 }
 
 func TestItemHashes(t *testing.T) {

@@ -169,7 +169,8 @@ func UndoCommand(book string, backup, force bool) (CommandRecord, error) {
 
 // undoneIDs is the record of a version restored by undo: the IDs the
 // journal kept for it, with the next ID never going down; without them (or
-// if they do not fit) the IDs are carried over from the current record.
+// if they do not fit, or the next ID is beyond document.MaxNextID) the IDs
+// are carried over from the current record.
 func undoneIDs(book string, restored []byte, c CommandRecord) *idRecord {
 	d := markdown.Parse(restored)
 	cur, _ := readRecord(book)
@@ -177,7 +178,8 @@ func undoneIDs(book string, restored []byte, c CommandRecord) *idRecord {
 	if cur != nil {
 		next = max(next, cur.next)
 	}
-	if ids, err := document.ParseIDRuns(c.IDs, d.Len()); err == nil && c.NextID > 0 && d.RestoreIDs(ids, next) == nil {
+	if ids, err := document.ParseIDRuns(c.IDs, d.Len()); err == nil && c.NextID > 0 && document.CheckNextID(next, d.Len()) == nil &&
+		d.RestoreIDs(ids, next) == nil {
 		return recordOf(d, c.Before)
 	}
 	adopt(d, cur, c.Before)

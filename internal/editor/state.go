@@ -120,6 +120,9 @@ func (f stateFile) record() (*idRecord, error) {
 	if err != nil || len(raw) != 8*f.Items {
 		return nil, fmt.Errorf("hashes: %d bytes for %d items (%v)", len(raw), f.Items, err)
 	}
+	if err := document.CheckNextID(f.NextID, f.Items); err != nil {
+		return nil, err // before anything is sized by it
+	}
 	r := &idRecord{sha: f.SHA256, size: f.Bytes, ids: ids, next: f.NextID, hashes: make([]uint64, f.Items)}
 	for i := range r.hashes {
 		r.hashes[i] = binary.LittleEndian.Uint64(raw[8*i:])

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/aitexteditor/aite/internal/bookcache"
 	"github.com/aitexteditor/aite/internal/document"
 	"github.com/aitexteditor/aite/internal/pointer"
 )
@@ -113,11 +115,25 @@ func TestStateThatCannotBeTrusted(t *testing.T) {
 	good, err := os.ReadFile(StatePath(path))
 	require.NoError(t, err)
 
+	var f stateFile
+	require.NoError(t, json.Unmarshal(good, &f))
+	edited := func(edit func(f *stateFile)) string {
+		g := f
+		edit(&g)
+		return string(g.marshal())
+	}
+	nearTop := edited(func(f *stateFile) { // a hand edit that once made a 16 GiB cache
+		f.NextID = 1<<32 - 6
+		f.IDs = strings.Replace(f.IDs, "1-", fmt.Sprintf("%d,2-", 1<<32-16), 1)
+	})
+	require.NotEqual(t, string(good), nearTop)
 	tests := []struct {
 		name, state string
 		warn        string
 	}{
 		{"damaged", `{"format":`, "ignored the state file"},
+		{"an ID near 2^32", nearTop, "the next ID 4294967290 is beyond"},
+		{"a next ID sparser than the bound", edited(func(f *stateFile) { f.NextID = document.MaxNextID(f.Items) + 1 }), "is beyond"},
 		{"another version", strings.Replace(string(good), `"version": 1`, `"version": 99`, 1), "version 99"},
 		{"wrong count", strings.Replace(string(good), `"items": `, `"items": 1`, 1), "ignored the state file"},
 		{"deleted", "", ""},
@@ -135,6 +151,10 @@ func TestStateThatCannotBeTrusted(t *testing.T) {
 			for i, p := range allPointers(t, r, path) {
 				require.Equal(t, i+1, p.ID)
 			}
+			require.NoError(t, r.Close(path))
+			fi, err := os.Stat(bookcache.CachePath(path))
+			require.NoError(t, err)
+			require.Less(t, fi.Size(), int64(1<<20), "a cache the size of the book")
 			_, info = reopen(t, path)
 			require.Equal(t, IDsRecorded, info.IDs, "the record was rebuilt")
 			require.NoError(t, os.WriteFile(StatePath(path), good, 0o644))
@@ -180,6 +200,37 @@ func TestUndoCommandRestoresIDs(t *testing.T) {
 	next, err := r.Edit(path, document.OpInsertAfter, "1.p1", "Ещё.")
 	require.NoError(t, err)
 	require.Greater(t, next.Pointer.ID, ins.Pointer.ID, "the undone insert's ID is not reused")
+}
+
+// A journal whose next ID is beyond document.MaxNextID (damaged, or
+// edited by hand) does not put it in the state: undo carries the IDs over
+// from the current record instead.
+func TestUndoRefusesAnAbsurdNextID(t *testing.T) {
+	path, src := sampleBook(t)
+	s, _ := reopen(t, path)
+	_, err := s.Edit(path, document.OpInsertBefore, "1.p1", "Вставка.")
+	require.NoError(t, err)
+	_, err = s.Save(path, SaveOptions{Record: "an edit"})
+	require.NoError(t, err)
+	b, err := os.ReadFile(JournalPath(path))
+	require.NoError(t, err)
+	var l commandLog
+	require.NoError(t, json.Unmarshal(b, &l))
+	l.Commands[len(l.Commands)-1].NextID = 1<<32 - 6
+	b, err = json.Marshal(l)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(JournalPath(path), b, 0o644))
+
+	_, err = UndoCommand(path, false, false)
+	require.NoError(t, err)
+	onDisk, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, src, onDisk)
+	r, info := reopen(t, path)
+	require.Equal(t, IDsRecorded, info.IDs, "%s", info.Warning)
+	ids, next, err := r.ItemIDs(path)
+	require.NoError(t, err)
+	require.LessOrEqual(t, next, document.MaxNextID(len(ids)))
 }
 
 func TestLegacyJournalIsMigrated(t *testing.T) {
