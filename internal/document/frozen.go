@@ -76,13 +76,15 @@ func (d *Document) EncodeParts() ([][]byte, error) {
 // afterwards. A document too large to encode is returned as it is, with
 // the error. Should the encoding fail once items are let go (its strings
 // outgrow 32-bit offsets) or not decode, the document is the source parsed
-// again with the IDs the encoded records hold, with the error (nil if it
-// has no parser to parse with).
+// again with the IDs the encoded records hold, with the error. A document
+// without a parser keeps its items: it is returned as it is on an error.
 func (d *Document) Lighten() (*Document, error) {
 	if d.lazy != nil {
 		return d, nil
 	}
-	parts, err := d.encode(true)
+	// Only a document that can be parsed again lets its items go.
+	release := d.parser != nil
+	parts, err := d.encode(release)
 	if parts == nil {
 		return d, err // refused before an item was let go
 	}
@@ -93,6 +95,9 @@ func (d *Document) Lighten() (*Document, error) {
 		}
 		err = derr
 	}
+	if !release {
+		return d, err
+	}
 	return d.reparse(parts[1]), err
 }
 
@@ -101,9 +106,6 @@ func (d *Document) Lighten() (*Document, error) {
 // the items it let go cannot be decoded, so the IDs are only read then.
 // A parse that finds other items than the records keeps its own IDs.
 func (d *Document) reparse(recs []byte) *Document {
-	if d.parser == nil {
-		return nil
-	}
 	src := d.text.Bytes()
 	out := New(src, d.parser.ParseWindow(src, 0, 0, len(src)), d.parser)
 	ids := make([]int, len(recs)/recSize)

@@ -48,8 +48,7 @@ func (d *Document) RestoreIDs(ids []int, next int) error {
 		byID[it.ID] = it
 	}
 	d.byID, d.nextID = byID, next
-	d.changes = nil // they name the IDs before
-	d.labels = nil  // the label index holds items, not IDs; rebuilt on use anyway
+	d.changes = nil // they name the IDs before (the label index holds items, not IDs: it stays)
 	return nil
 }
 

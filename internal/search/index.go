@@ -39,8 +39,8 @@ type Index struct {
 	lex     lexicon
 	post    [][]posting // term → postings, sorted by item ID
 	// pend holds the changes not yet merged into a long postings list
-	// (update.go); post[t] holds tombstones (tf 0) only while pend[t] is
-	// set.
+	// (update.go): post[t] (or its encoding) leaves them out, so a term's
+	// postings are read through postingsOf.
 	pend   map[termID]*pending
 	items  []entry // by item ID
 	nItems int     // live items
