@@ -77,8 +77,8 @@ func (r Reconnect) maxWait() time.Duration {
 // succeeded, else its error: a *TimeoutError when Timeout ended it, a
 // *RetryError wrapping the provider's when a Retry-After was waited or
 // refused (so that the caller's error says why the call was or was not
-// retried), the context's (ContextError) when the caller's context ended
-// the wait. An attempt whose stream ends without an error after its
+// retried), the context's (ContextError) whenever the caller's context
+// has ended. An attempt whose stream ends without an error after its
 // context is done has failed with the context's error. Stopping the
 // iteration stops the call.
 func (r Reconnect) Stream(ctx context.Context, p Provider, req *Request) iter.Seq2[Event, error] {
@@ -103,10 +103,10 @@ func (r Reconnect) Stream(ctx context.Context, p Provider, req *Request) iter.Se
 				r.log(slog.LevelWarn, "model call failed", failed)
 			}
 			switch {
+			case ctx.Err() != nil: // the caller's end, whatever the last attempt said
+				failed = ContextError(ctx)
 			case werr != nil:
-				if failed = werr; ctx.Err() != nil {
-					failed = ContextError(ctx)
-				}
+				failed = werr
 			case refused > 0 || lastWait > 0:
 				failed = &RetryError{Err: failed, Waited: lastWait, Refused: refused, MaxWait: r.maxWait()}
 			}

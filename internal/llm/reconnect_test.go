@@ -88,6 +88,20 @@ func TestReconnectTimeout(t *testing.T) {
 	require.NotContains(t, logged.String(), "WARN")
 }
 
+// A call its caller ends during the reconnect fails with the context's
+// error, not as a retry that failed after a Retry-After.
+func TestReconnectCanceledAfterAWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	slow := &llm.Error{Kind: llm.RateLimited, Status: 429, Message: "slow down", RetryAfter: 2 * time.Second}
+	p := llmtest.NewScripted(llmtest.Fail(slow), llmtest.Timeout())
+	r := llm.Reconnect{Timeout: time.Hour, Sleep: func(context.Context, time.Duration) error { return nil }}
+	_, err := llm.Collect(r.Stream(ctx, cancelOnCall{Scripted: p, n: 2, cancel: cancel}, &llm.Request{}))
+	require.True(t, llm.IsKind(err, llm.Canceled), "%v", err)
+	var re *llm.RetryError
+	require.False(t, errors.As(err, &re), "%v", err)
+	require.Len(t, p.Requests(), 2)
+}
+
 // cancelOnCall is a provider whose caller's context is canceled as its
 // call number n starts.
 type cancelOnCall struct {
