@@ -54,6 +54,8 @@ func preferHugePages(n int64) {
 // restoreProcs sets GOMAXPROCS back after a change: to the runtime's
 // default where the environment did not set it, so that a long session
 // keeps following a changed CPU limit as before, else to the count it had.
+// A count set in code before (not by the environment) is not kept: a
+// program embedding a command that calls LimitMemory sets it again after.
 func restoreProcs(procs int) {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.SetDefaultGOMAXPROCS()

@@ -113,7 +113,7 @@ func TestRestoreProcs(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "")
 	runtime.SetDefaultGOMAXPROCS()
 	def := runtime.GOMAXPROCS(1)
-	restoreProcs(def)
+	restoreProcs(def + 1) // the default, not the count given
 	require.Equal(t, def, runtime.GOMAXPROCS(0), "the default again")
 
 	t.Setenv("GOMAXPROCS", "3")

@@ -60,9 +60,9 @@ const (
 
 // drain reads what follows [DONE], normally only the end of the chunked
 // body, so that the HTTP transport keeps the connection for the next call
-// instead of closing it (a body closed before its end takes its connection
-// with it: one TCP, and with a real endpoint one TLS, handshake per model
-// call). A server that sends more than drainBytes after [DONE], or does not
+// instead of closing it (over HTTP/1.1 a body closed before its end takes
+// its connection with it: one TCP, and over TLS one TLS, handshake per
+// model call; HTTP/2, which most TLS endpoints speak, keeps it anyway). A server that sends more than drainBytes after [DONE], or does not
 // end the response within drainWait, gets its connection closed as before:
 // cancel, the request context's, ends the read.
 func (s *sseReader) drain(cancel context.CancelFunc) {
